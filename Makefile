@@ -1,0 +1,38 @@
+# Card Arena. `make test` is the whole suite; `make demo` runs the main job.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: test lint typecheck imports pytest demo bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade "pip>=23"
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+test: lint typecheck imports pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+imports: $(STAMP)
+	$(BIN)/lint-imports
+
+# pytest exits 5 when it collects no test; make fails on any non-zero status.
+pytest: $(STAMP)
+	$(BIN)/pytest
+
+demo: $(STAMP)
+	$(BIN)/arena demo
+
+bench: $(STAMP)
+	$(BIN)/python bench/engines.py
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

@@ -1,0 +1,48 @@
+"""Entry point of the `arena` command."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+import grpc
+
+from arena_cli import bot_cmd, match_cmd, play, referee_cmd
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The `arena` parser with every subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="arena",
+        description="Card Arena: AI bots play The Goodge Rules, Golden 10 and Game of Goof.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    play.add_parsers(commands)
+    referee_cmd.add_parsers(commands)
+    bot_cmd.add_parsers(commands)
+    match_cmd.add_parsers(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run `arena`; bad input is reported on stderr with exit status 2."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args))
+    except ValueError as error:
+        parser.exit(2, f"arena {args.command}: error: {error}\n")
+    except grpc.RpcError as error:
+        code = error.code() if isinstance(error, grpc.Call) else None
+        details = error.details() if isinstance(error, grpc.Call) else str(error)
+        hint = (
+            " (is the referee running? see --referee)"
+            if code == grpc.StatusCode.UNAVAILABLE
+            else ""
+        )
+        parser.exit(1, f"arena {args.command}: {code.name if code else 'error'}: {details}{hint}\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,153 @@
+"""`arena play` and `arena demo`: whole games in this process, no server."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import bots
+import games
+from bots.local import play_game
+
+
+@dataclass(frozen=True)
+class PlayedGame:
+    """A finished local game and who sat where."""
+
+    bot_names: tuple[str, ...]
+    state: games.State
+
+    def summary(self) -> dict[str, Any]:
+        """The JSON summary that `arena play --json` prints."""
+        result = self.state.result()
+        log = self.state.log()
+        moves = log["moves"]
+        actions = sum(len(tick) for tick in moves) if self.state.spec.simultaneous else len(moves)
+        return {
+            "game": self.state.spec.name,
+            "players": self.state.players,
+            "bots": list(self.bot_names),
+            "seed": self.state.seed,
+            "options": log["options"],
+            "scores": list(result.scores),
+            "ranks": list(result.ranks),
+            "rounds": self.state.round,
+            "actions": actions,
+        }
+
+
+def bot_names_for(names: Sequence[str], players: int | None) -> tuple[str, ...]:
+    """One bot name per seat: a single name fills every seat."""
+    if players is None:
+        players = len(names)
+    if len(names) == 1:
+        return tuple(names) * players
+    if len(names) != players:
+        raise ValueError(
+            f"--bots names {len(names)} bots for {players} players; give one per seat or one for all"
+        )
+    return tuple(names)
+
+
+def play(
+    game: str, names: Sequence[str], seed: int, options: dict[str, object] | None = None
+) -> PlayedGame:
+    """Play one game between reference bots; seat i's bot is seeded from `seed` and i."""
+    players = [bots.reference(name, seed * 1000 + seat) for seat, name in enumerate(names)]
+    return PlayedGame(tuple(names), play_game(game, players, seed, options))
+
+
+def table(played: PlayedGame) -> str:
+    """A readable table of one game's result."""
+    summary = played.summary()
+    spec = games.get(summary["game"])
+    lines = [
+        f"{spec.title} — {summary['players']} players, seed {summary['seed']}, "
+        f"{summary['rounds']} rounds, {summary['actions']} actions "
+        f"({'highest' if spec.higher_is_better else 'lowest'} score wins)",
+        f"  {'seat':>4}  {'bot':<10} {'score':>6}  {'rank':>4}",
+    ]
+    order = sorted(range(summary["players"]), key=lambda seat: (summary["ranks"][seat], seat))
+    for seat in order:
+        lines.append(
+            f"  {seat:>4}  {summary['bots'][seat]:<10} {summary['scores'][seat]:>6}  {summary['ranks'][seat]:>4}"
+        )
+    return "\n".join(lines)
+
+
+def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register `play` and `demo` on the `arena` parser."""
+    parser = commands.add_parser(
+        "play",
+        help="play one local game between reference bots (no server)",
+        description="Play one full game in this process between reference bots and print the result.",
+    )
+    parser.add_argument("game", choices=games.names(), help="the game to play")
+    parser.add_argument(
+        "--players", type=int, help="number of players (default: one per --bots name)"
+    )
+    parser.add_argument(
+        "--bots",
+        default="random",
+        help="comma-separated reference bots, one per seat or one for all (random, rules); default random",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=1, help="seed of the deal and the bots (default 1)"
+    )
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a rules option, repeatable (see docs/rules/GAME.md), e.g. --option one_high=false",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON object instead of a table"
+    )
+    parser.add_argument(
+        "--log", metavar="FILE", help="also write the game's event log (JSON) to FILE"
+    )
+    parser.set_defaults(run=run_play)
+
+    demo = commands.add_parser(
+        "demo",
+        help="play one game of each game between reference bots",
+        description="Play one local game of each of the three games between reference bots.",
+    )
+    demo.add_argument("--seed", type=int, default=1, help="seed of the deals (default 1)")
+    demo.add_argument("--json", action="store_true", help="print one JSON object per game")
+    demo.set_defaults(run=run_demo)
+
+
+def run_play(args: argparse.Namespace) -> int:
+    """Play the game that `args` describe and print it."""
+    spec = games.get(args.game)
+    names = bot_names_for(
+        [name.strip() for name in args.bots.split(",") if name.strip()], args.players
+    )
+    spec.check_players(len(names))
+    options = spec.resolve_options(games.parse_option_pairs(args.option), len(names))
+    played = play(args.game, names, args.seed, options)
+    if args.log:
+        with open(args.log, "w", encoding="utf-8") as out:
+            json.dump(played.state.log(), out)
+    print(json.dumps(played.summary()) if args.json else table(played))
+    return 0
+
+
+DEMO_TABLES = (
+    ("goodge", ("rules", "random", "rules", "random")),
+    ("golden10", ("rules", "random", "rules", "random", "random")),
+    ("goof", ("rules", "random", "rules", "random")),
+)
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    """One game of each game, printed one after the other."""
+    for game, names in DEMO_TABLES:
+        played = play(game, names, args.seed)
+        print(json.dumps(played.summary()) if args.json else table(played) + "\n")
+    return 0

@@ -1,0 +1,41 @@
+"""The one class a bot author subclasses, and what a bot is shown each turn."""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One request to act: everything the seat may know, and its choices.
+
+    `observation` is the game's per-seat view (see docs/rules/ for its keys);
+    `legal` holds the notations of the actions allowed now, e.g. `"bid:55"`
+    or `"7H>p3"`. The bot answers with one of them.
+    """
+
+    game: str
+    seat: int
+    players: int
+    observation: dict[str, Any]
+    legal: tuple[str, ...]
+
+
+class Bot(ABC):
+    """A bot: implement `act`, which picks one of `turn.legal`.
+
+    Each bot gets its own seeded RNG, `self.rng`, so local games with the
+    same seeds repeat exactly.
+    """
+
+    name: str = "bot"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = random.Random(seed)
+
+    @abstractmethod
+    def act(self, turn: Turn) -> str:
+        """The notation of the action to play, one of `turn.legal`."""

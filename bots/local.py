@@ -1,0 +1,50 @@
+"""Play whole games in this process, bots calling the engine directly.
+
+This is what `arena play` and the tests use: no server, no network. Each
+seat's bot sees exactly what a remote bot would: its observation and the
+notations of its legal actions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import games
+from bots.base import Bot, Turn
+
+
+def turn_for(state: games.State, seat: int) -> Turn:
+    """What `seat` is shown when asked to act."""
+    return Turn(
+        game=state.spec.name,
+        seat=seat,
+        players=state.players,
+        observation=state.observation(seat),
+        legal=tuple(str(action) for action in state.legal_actions(seat)),
+    )
+
+
+def play_game(
+    game: str,
+    bots: Sequence[Bot],
+    seed: int,
+    options: Mapping[str, object] | None = None,
+    deal: object = None,
+) -> games.State:
+    """Play one full game, seat i played by `bots[i]`; returns the final state.
+
+    In a simultaneous game (Goof) every seat answers each tick and the tick
+    is resolved in an order drawn from the game's seeded RNG.
+    """
+    spec = games.get(game)
+    state = spec.new_game(len(bots), seed, options, deal)
+    if isinstance(state, games.TickState) and spec.simultaneous:
+        while not state.is_over():
+            state.apply_tick(
+                {seat: bots[seat].act(turn_for(state, seat)) for seat in state.to_act()}
+            )
+    else:
+        while not state.is_over():
+            seat = state.to_act()[0]
+            state.apply(seat, bots[seat].act(turn_for(state, seat)))
+    return state

@@ -1,0 +1,300 @@
+"""What every game engine shares: actions, options, specs, results, logs.
+
+Nothing here knows a particular game. Each game module builds a `GameSpec`
+and a state class that satisfies the `State` protocol.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol, TypedDict, runtime_checkable
+
+JSON = Any
+"""A value made of dicts, lists, strings, ints, floats, bools and None."""
+
+
+class IllegalAction(ValueError):
+    """An action that the rules do not allow at this point.
+
+    The message says what was wrong and what is allowed instead, so it can be
+    shown to a bot author as it is.
+    """
+
+
+class Action(int):
+    """One action of a game: a small int that prints as its text notation.
+
+    Every game subclasses this with its own table of names and creates each
+    action once, so legal-action lists hold shared objects and comparisons
+    are plain int comparisons on the hot path.
+    """
+
+    __slots__ = ()
+    NAMES: ClassVar[tuple[str, ...]] = ()
+
+    def __str__(self) -> str:
+        return self.NAMES[self]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.NAMES[self]!r})"
+
+
+class ActionTable:
+    """The finite set of actions of one game, by number and by notation."""
+
+    def __init__(self, cls: type[Action], names: Sequence[str]) -> None:
+        if len(set(names)) != len(names):
+            raise ValueError("action names must be unique")
+        cls.NAMES = tuple(names)
+        self.cls = cls
+        self.actions: tuple[Action, ...] = tuple(cls(i) for i in range(len(names)))
+        self._by_name = {name: self.actions[i] for i, name in enumerate(names)}
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+    def parse(self, text: str) -> Action:
+        """The action whose notation is `text` (surrounding blanks ignored)."""
+        try:
+            return self._by_name[text.strip()]
+        except KeyError:
+            raise IllegalAction(
+                f"{text!r} is not an action of this game; examples: "
+                + ", ".join(
+                    self.cls.NAMES[i]
+                    for i in range(0, len(self.actions), max(1, len(self.actions) // 6))
+                )
+            ) from None
+
+    def coerce(self, action: Action | int | str) -> Action:
+        """Accept an action object, its number or its notation."""
+        if isinstance(action, str):
+            return self.parse(action)
+        if 0 <= action < len(self.actions):
+            return self.actions[action]
+        raise IllegalAction(f"action number {action} is out of range 0..{len(self.actions) - 1}")
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One named rules option: its default and how to read and check a value.
+
+    `coerce` takes either the typed value or its text (as given on a command
+    line) and returns the checked value, raising ValueError with a clear
+    message otherwise. It also gets the number of players, for per-seat values.
+    """
+
+    name: str
+    default: object
+    help: str
+    coerce: Callable[[object, int], object]
+
+
+def int_option(low: int, high: int | None = None) -> Callable[[object, int], object]:
+    """A coercer for an integer option within [low, high]."""
+
+    def coerce(value: object, players: int) -> object:
+        number = _to_int(value)
+        if number < low or (high is not None and number > high):
+            bound = f"{low}..{high}" if high is not None else f">= {low}"
+            raise ValueError(f"must be an integer {bound}, got {value!r}")
+        return number
+
+    return coerce
+
+
+def optional_int_option(low: int) -> Callable[[object, int], object]:
+    """A coercer for an integer option that may also be none (off)."""
+    inner = int_option(low)
+
+    def coerce(value: object, players: int) -> object:
+        if value is None or (isinstance(value, str) and value.strip().lower() in ("", "none")):
+            return None
+        return inner(value, players)
+
+    return coerce
+
+
+def bool_option(value: object, players: int) -> object:
+    """A coercer for a true/false option."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "yes", "1", "on"):
+        return True
+    if isinstance(value, str) and value.strip().lower() in ("false", "no", "0", "off"):
+        return False
+    raise ValueError(f"must be true or false, got {value!r}")
+
+
+def choice_option(*choices: str) -> Callable[[object, int], object]:
+    """A coercer for an option that takes one of a few names."""
+
+    def coerce(value: object, players: int) -> object:
+        if isinstance(value, str) and value.strip() in choices:
+            return value.strip()
+        raise ValueError(f"must be one of {', '.join(choices)}, got {value!r}")
+
+    return coerce
+
+
+def _to_int(value: object) -> int:
+    if isinstance(value, bool):
+        raise ValueError(f"must be an integer, got {value!r}")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            pass
+    raise ValueError(f"must be an integer, got {value!r}")
+
+
+@dataclass(frozen=True)
+class Result:
+    """The outcome of a finished game, per seat.
+
+    `ranks[seat]` is 1 for the best; seats with equal standing share a rank
+    and the next rank is skipped (1, 1, 3).
+    """
+
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+
+
+def rank_scores(scores: Sequence[int], higher_is_better: bool = True) -> tuple[int, ...]:
+    """Competition ranks (1 is best, ties share) for the given scores."""
+    sign = -1 if higher_is_better else 1
+    return tuple(1 + sum(1 for other in scores if sign * other < sign * own) for own in scores)
+
+
+class GameLog(TypedDict):
+    """Everything needed to rebuild a game: `games.replay(log)` does it.
+
+    `moves` holds `[seat, action]` pairs in the order they were applied. In a
+    simultaneous game each entry is instead one tick: the list of its
+    `[seat, action]` pairs in the order the referee resolved them.
+    """
+
+    game: str
+    players: int
+    seed: int
+    options: dict[str, JSON]
+    deal: JSON
+    moves: list[JSON]
+
+
+@runtime_checkable
+class State(Protocol):
+    """The state of one game in progress; every engine's state has these."""
+
+    spec: GameSpec
+    players: int
+    seed: int
+    options: Mapping[str, object]
+
+    @property
+    def round(self) -> int:
+        """The number of the current round, from 1 (the last one once over)."""
+
+    def to_act(self) -> tuple[int, ...]:
+        """The seats that must act now; empty once the game is over."""
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """The actions `seat` may take now (empty if it need not act)."""
+
+    def apply(self, seat: int, action: Action | int | str) -> None:
+        """Play one action for `seat`; raises IllegalAction if not allowed."""
+
+    def observation(self, seat: int) -> dict[str, JSON]:
+        """All that `seat` may know now, as JSON-ready data."""
+
+    def is_over(self) -> bool:
+        """True once the game has ended."""
+
+    def result(self) -> Result:
+        """Scores and ranks; raises ValueError before the game is over."""
+
+    def log(self) -> GameLog:
+        """The event log from which `games.replay` rebuilds this state."""
+
+    def zones(self) -> dict[str, list[str]]:
+        """Where every card is: zone name to the card ids in it.
+
+        Each card of the game appears in exactly one zone, at every step.
+        """
+
+    def hidden_cards(self, seat: int) -> set[str]:
+        """Card ids that `seat` must not see now (in others' hands, face down)."""
+
+
+@runtime_checkable
+class TickState(State, Protocol):
+    """The state of a simultaneous game (Goof): everyone acts in each tick."""
+
+    def apply_tick(
+        self, actions: Mapping[int, Action | int | str], order: Sequence[int] | None = None
+    ) -> list[tuple[int, Action, bool]]:
+        """Apply one tick: every seat of `to_act()` gives one action.
+
+        `order` is the order of resolution (arrival order at the referee);
+        None draws it from the game's seeded RNG. Returns, in resolution
+        order, each seat's action and whether it took effect (a card aimed
+        where another card got first fails and stays where it was).
+        """
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """What a game is, as data: its name, player counts and options."""
+
+    name: str
+    title: str
+    min_players: int
+    max_players: int
+    options: tuple[OptionSpec, ...]
+    simultaneous: bool
+    higher_is_better: bool
+    new_game: Callable[..., State] = field(repr=False, compare=False)
+    parse_action: Callable[[str], Action] = field(repr=False, compare=False)
+
+    def defaults(self) -> dict[str, object]:
+        """Every option with its default value."""
+        return {option.name: option.default for option in self.options}
+
+    def check_players(self, players: int) -> None:
+        """Raise ValueError unless the game can be played by `players`."""
+        if not self.min_players <= players <= self.max_players:
+            raise ValueError(
+                f"{self.name} is played by {self.min_players} to {self.max_players} players, "
+                f"not {players}"
+            )
+
+    def resolve_options(
+        self, options: Mapping[str, object] | None, players: int
+    ) -> dict[str, object]:
+        """The full set of options: defaults overridden by `options`, checked."""
+        known = {option.name: option for option in self.options}
+        resolved = self.defaults()
+        for name, value in (options or {}).items():
+            if name not in known:
+                raise ValueError(
+                    f"{self.name} has no option {name!r}; options are: {', '.join(known) or 'none'}"
+                )
+            try:
+                resolved[name] = known[name].coerce(value, players)
+            except ValueError as error:
+                raise ValueError(f"option {name}: {error}") from None
+        return resolved
+
+
+def parse_option_pairs(pairs: Iterable[str]) -> dict[str, str]:
+    """Read `key=value` texts (as given on a command line) into a dict."""
+    options: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"an option is written key=value, got {pair!r}")
+        options[key.strip()] = value
+    return options
