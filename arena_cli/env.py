@@ -1,0 +1,45 @@
+"""Flags whose defaults come from ARENA_* environment variables."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+DEFAULT_REFEREE = "127.0.0.1:50051"
+DEFAULT_DATABASE_URL = "sqlite:///arena.db"
+
+
+def env(name: str, default: str | None = None) -> str | None:
+    """The value of ARENA_<name>, or `default`."""
+    value = os.environ.get(f"ARENA_{name}")
+    return value if value not in (None, "") else default
+
+
+def add_referee(parser: argparse.ArgumentParser) -> None:
+    """--referee ADDR (ARENA_REFEREE)."""
+    parser.add_argument(
+        "--referee",
+        default=env("REFEREE", DEFAULT_REFEREE),
+        metavar="ADDR",
+        help=f"the referee's host:port (env ARENA_REFEREE; default {DEFAULT_REFEREE})",
+    )
+
+
+def add_admin_token(parser: argparse.ArgumentParser) -> None:
+    """--admin-token T (ARENA_ADMIN_TOKEN)."""
+    parser.add_argument(
+        "--admin-token",
+        default=env("ADMIN_TOKEN"),
+        metavar="TOKEN",
+        help="the operator token (env ARENA_ADMIN_TOKEN); needed when the referee has one",
+    )
+
+
+def add_database(parser: argparse.ArgumentParser) -> None:
+    """--db URL (ARENA_DATABASE_URL)."""
+    parser.add_argument(
+        "--db",
+        default=env("DATABASE_URL", DEFAULT_DATABASE_URL),
+        metavar="URL",
+        help=f"SQLAlchemy database URL (env ARENA_DATABASE_URL; default {DEFAULT_DATABASE_URL})",
+    )

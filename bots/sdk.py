@@ -1,0 +1,205 @@
+"""Connect a bot to a referee: register it, then play every match it is given.
+
+    from bots import Bot, Turn
+    from bots.sdk import run
+
+    class First(Bot):
+        def act(self, turn: Turn) -> str:
+            return turn.legal[0]
+
+    run(First(), "127.0.0.1:50051", token)
+
+`run` holds one session stream, answers Act requests for up to `capacity`
+matches at once (each `act` call runs in a worker thread, so a slow bot does
+not hold up its other matches), and reconnects with exponential back-off when
+the stream drops. A bad token stops it at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import random
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+
+import grpc
+
+from bots.base import Bot, Turn
+from cardarena_api.v1 import arena_pb2 as pb
+from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
+from cardarena_api.v1 import cards_pb2 as cards
+
+log = logging.getLogger(__name__)
+
+CLIENT = "card-arena-python-sdk/0.1"
+
+
+class AuthError(RuntimeError):
+    """The referee refused the bot's token."""
+
+
+def metadata(token: str) -> tuple[tuple[str, str], ...]:
+    """Call metadata carrying a bot's or an admin's token."""
+    return (("authorization", f"Bearer {token}"),)
+
+
+def channel(address: str, tls_ca: bytes | None = None) -> grpc.aio.Channel:
+    """A gRPC channel to the referee (TLS when a CA certificate is given)."""
+    options = [("grpc.keepalive_time_ms", 20_000)]
+    if tls_ca is not None:
+        return grpc.aio.secure_channel(
+            address, grpc.ssl_channel_credentials(tls_ca), options=options
+        )
+    return grpc.aio.insecure_channel(address, options=options)
+
+
+async def register(
+    address: str,
+    name: str,
+    version: str,
+    games: list[str],
+    admin_token: str | None = None,
+) -> pb.RegisterReply:
+    """Register a bot version; the reply holds its id and its token."""
+    async with channel(address) as chan:
+        stub = pb_grpc.BotServiceStub(chan)
+        return await stub.Register(
+            pb.RegisterRequest(name=name, version=version, games=games),
+            metadata=metadata(admin_token) if admin_token else None,
+            timeout=10,
+        )
+
+
+def turn_from(act: pb.Act) -> Turn:
+    """The domain object a bot gets for one Act request."""
+    observation = json.loads(act.observation.json)
+    return Turn(
+        game=act.game,
+        seat=act.seat,
+        players=act.observation.players,
+        observation=observation,
+        legal=tuple(action.text for action in act.legal),
+    )
+
+
+@dataclass
+class SessionStats:
+    """What a running bot has done, for logs and tests."""
+
+    sessions: int = 0
+    answered: int = 0
+    strikes: list[str] = field(default_factory=list)
+    matches_ended: int = 0
+
+
+class BotRunner:
+    """Runs one bot against one referee until stopped."""
+
+    def __init__(
+        self,
+        bot: Bot,
+        address: str,
+        token: str,
+        capacity: int = 1,
+        tls_ca: bytes | None = None,
+        on_message: Callable[[pb.RefereeMessage], None] | None = None,
+    ) -> None:
+        self.bot = bot
+        self.address = address
+        self.token = token
+        self.capacity = capacity
+        self.tls_ca = tls_ca
+        self.stats = SessionStats()
+        self._on_message = on_message
+        self._stop = asyncio.Event()
+
+    def stop(self) -> None:
+        """Ask the runner to end after the current session."""
+        self._stop.set()
+
+    async def run(self, max_backoff_s: float = 5.0) -> None:
+        """Keep a session open, reconnecting with back-off, until stopped."""
+        backoff = 0.1
+        while not self._stop.is_set():
+            try:
+                await self._session()
+                backoff = 0.1
+            except AuthError:
+                raise
+            except grpc.aio.AioRpcError as error:
+                log.warning("session ended: %s %s", error.code().name, error.details())
+            if self._stop.is_set():
+                break
+            delay = backoff * (1 + random.random() / 2)
+            backoff = min(backoff * 2, max_backoff_s)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stop.wait(), delay)
+
+    async def _session(self) -> None:
+        outgoing: asyncio.Queue[pb.BotMessage | None] = asyncio.Queue()
+        outgoing.put_nowait(pb.BotMessage(hello=pb.Hello(capacity=self.capacity, client=CLIENT)))
+
+        async def requests() -> AsyncIterator[pb.BotMessage]:
+            while (message := await outgoing.get()) is not None:
+                yield message
+
+        async with channel(self.address, self.tls_ca) as chan:
+            stream = pb_grpc.BotServiceStub(chan).Session(requests(), metadata=metadata(self.token))
+            stopper = asyncio.create_task(self._stop.wait())
+            stopper.add_done_callback(lambda _: stream.cancel())
+            pending: set[asyncio.Task[None]] = set()
+            try:
+                async for message in stream:
+                    self._seen(message)
+                    if message.WhichOneof("kind") == "act":
+                        task = asyncio.create_task(self._answer(message.act, outgoing))
+                        pending.add(task)
+                        task.add_done_callback(pending.discard)
+            except grpc.aio.AioRpcError as error:
+                if error.code() == grpc.StatusCode.UNAUTHENTICATED:
+                    raise AuthError(error.details() or "bad token") from None
+                if error.code() != grpc.StatusCode.CANCELLED or not self._stop.is_set():
+                    raise
+            finally:
+                stopper.cancel()
+                outgoing.put_nowait(None)
+                for task in pending:
+                    task.cancel()
+
+    def _seen(self, message: pb.RefereeMessage) -> None:
+        kind = message.WhichOneof("kind")
+        if kind == "welcome":
+            self.stats.sessions += 1
+            log.info(
+                "session %s open for bot %s", message.welcome.session_id, message.welcome.bot_id
+            )
+        elif kind == "strike":
+            self.stats.strikes.append(message.strike.reason)
+            log.warning("strike in match %s: %s", message.strike.match_id, message.strike.reason)
+        elif kind == "match_end":
+            self.stats.matches_ended += 1
+        elif kind == "error":
+            log.warning("referee: %s", message.error.message)
+        if self._on_message is not None:
+            self._on_message(message)
+
+    async def _answer(self, act: pb.Act, outgoing: asyncio.Queue[pb.BotMessage | None]) -> None:
+        turn = turn_from(act)
+        try:
+            choice = await asyncio.to_thread(self.bot.act, turn)
+        except Exception:
+            log.exception(
+                "bot raised on %s seat %d; answering the first legal action", act.match_id, act.seat
+            )
+            choice = turn.legal[0]
+        answer = pb.Answer(request_id=act.request_id, action=cards.Action(text=str(choice)))
+        outgoing.put_nowait(pb.BotMessage(answer=answer))
+        self.stats.answered += 1
+
+
+def run(bot: Bot, address: str, token: str, capacity: int = 1) -> None:
+    """Play for `bot` on the referee at `address` until interrupted."""
+    asyncio.run(BotRunner(bot, address, token, capacity).run())

@@ -1,0 +1,301 @@
+"""The store: bots, matches and replays, in SQLite by default or PostgreSQL.
+
+One `Store` per process, made by the caller from a database URL (no engine is
+created at import time). Methods are short transactions; the asyncio referee
+calls them through `asyncio.to_thread`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import create_engine, event, select
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, sessionmaker
+
+from ladder.models import BotRow, MatchRow, ReplayRow
+
+DEFAULT_DATABASE_URL = "sqlite:///arena.db"
+MIGRATIONS = Path(__file__).with_name("migrations")
+
+
+class NotFound(LookupError):
+    """A bot or match that the store does not have."""
+
+
+class Conflict(ValueError):
+    """A request that contradicts what the store already holds."""
+
+
+@dataclass(frozen=True)
+class Bot:
+    """A registered bot version."""
+
+    id: str
+    name: str
+    version: str
+    games: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MatchRequest:
+    """What a caller asks to be played; the id makes the request idempotent."""
+
+    id: str
+    game: str
+    players: int
+    bot_ids: tuple[str, ...]
+    seed: int
+    options: dict[str, Any]
+    duplicate: bool
+    deadline_ms: int
+
+
+@dataclass(frozen=True)
+class Match:
+    """A match as stored: its request, status and (once finished) result."""
+
+    request: MatchRequest
+    status: str
+    result: dict[str, Any] | None
+    reason: str
+
+
+@dataclass(frozen=True)
+class Replay:
+    """One game of a match: who sat where, its event log and referee events."""
+
+    game_index: int
+    seats: tuple[str, ...]
+    log: dict[str, Any]
+    events: list[Any]
+
+
+def hash_token(token: str) -> str:
+    """The stored form of a token."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def utcnow() -> datetime:
+    """Now, with its time zone (the store keeps UTC)."""
+    return datetime.now(UTC)
+
+
+def migrate(url: str) -> None:
+    """Bring the database at `url` to the newest schema (Alembic upgrade head)."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.attributes["url"] = url
+    command.upgrade(config, "head")
+
+
+def make_engine(url: str) -> Engine:
+    """An engine for `url`; SQLite gets foreign keys and a busy timeout."""
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_pragmas(connection: Any, _record: Any) -> None:
+            cursor = connection.cursor()
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.close()
+
+        return engine
+    return create_engine(url, pool_pre_ping=True)
+
+
+class Store:
+    """Bots, matches and replays in one database."""
+
+    def __init__(self, url: str = DEFAULT_DATABASE_URL, *, upgrade: bool = True) -> None:
+        if upgrade:
+            migrate(url)
+        self.url = url
+        self.engine = make_engine(url)
+        self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+
+    def close(self) -> None:
+        """Release the database connections."""
+        self.engine.dispose()
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        """One transaction: committed on success, rolled back on error."""
+        with self._sessions.begin() as session:
+            yield session
+
+    # Bots
+
+    def register_bot(self, name: str, version: str, games: Sequence[str]) -> tuple[Bot, str]:
+        """Register a bot version; returns it and its token (shown only now)."""
+        # A fixed prefix makes leaked tokens easy to spot and never starts with "-".
+        token = "arena_" + secrets.token_urlsafe(32)
+        row = BotRow(
+            id="b" + uuid.uuid4().hex[:15],
+            name=name,
+            version=version,
+            games=list(games),
+            token_hash=hash_token(token),
+            created_at=utcnow(),
+        )
+        try:
+            with self.session() as session:
+                session.add(row)
+        except IntegrityError:
+            raise Conflict(f"bot {name}@{version} is already registered") from None
+        return _bot(row), token
+
+    def bot_by_token(self, token: str) -> Bot | None:
+        """The bot whose token this is, or None."""
+        wanted = hash_token(token)
+        with self.session() as session:
+            row = session.scalar(select(BotRow).where(BotRow.token_hash == wanted))
+            # The index lookup is by hash; the final comparison is constant-time.
+            if row is None or not hmac.compare_digest(row.token_hash, wanted):
+                return None
+            return _bot(row)
+
+    def bot(self, bot_id: str) -> Bot:
+        """The bot with this id; raises NotFound."""
+        with self.session() as session:
+            row = session.get(BotRow, bot_id)
+            if row is None:
+                raise NotFound(f"no bot with id {bot_id!r}")
+            return _bot(row)
+
+    def bots(self) -> list[Bot]:
+        """Every registered bot version, oldest first."""
+        with self.session() as session:
+            return [
+                _bot(row) for row in session.scalars(select(BotRow).order_by(BotRow.created_at))
+            ]
+
+    # Matches
+
+    def create_match(self, request: MatchRequest) -> tuple[Match, bool]:
+        """Store a new match, or find the one with this id; True if new.
+
+        Asking again with the same id and a different request is a Conflict.
+        """
+        with self.session() as session:
+            row = session.get(MatchRow, request.id)
+            if row is not None:
+                existing = _match(row)
+                if existing.request != request:
+                    raise Conflict(f"match {request.id!r} exists with other settings")
+                return existing, False
+            row = MatchRow(
+                id=request.id,
+                game=request.game,
+                players=request.players,
+                bot_ids=list(request.bot_ids),
+                seed=request.seed,
+                options=dict(request.options),
+                duplicate=request.duplicate,
+                deadline_ms=request.deadline_ms,
+                status="running",
+                result=None,
+                reason="",
+                created_at=utcnow(),
+            )
+            session.add(row)
+        return _match(row), True
+
+    def match(self, match_id: str) -> Match:
+        """The match with this id; raises NotFound."""
+        with self.session() as session:
+            row = session.get(MatchRow, match_id)
+            if row is None:
+                raise NotFound(f"no match with id {match_id!r}")
+            return _match(row)
+
+    def finish_match(
+        self, match_id: str, result: dict[str, Any], replays: Sequence[Replay]
+    ) -> None:
+        """Record a finished match with its replays, in one transaction."""
+        with self.session() as session:
+            row = session.get(MatchRow, match_id)
+            if row is None:
+                raise NotFound(f"no match with id {match_id!r}")
+            row.status = "finished"
+            row.result = result
+            row.finished_at = utcnow()
+            row.replays = [
+                ReplayRow(
+                    game_index=replay.game_index,
+                    seats=list(replay.seats),
+                    log=replay.log,
+                    events=replay.events,
+                )
+                for replay in replays
+            ]
+
+    def abort_match(self, match_id: str, reason: str) -> None:
+        """Mark a running match aborted (nothing of it is counted)."""
+        with self.session() as session:
+            row = session.get(MatchRow, match_id)
+            if row is not None and row.status == "running":
+                row.status = "aborted"
+                row.reason = reason
+                row.finished_at = utcnow()
+
+    def restart_match(self, match_id: str) -> Match:
+        """Set an aborted match running again (it will be played from the start)."""
+        with self.session() as session:
+            row = session.get(MatchRow, match_id)
+            if row is None:
+                raise NotFound(f"no match with id {match_id!r}")
+            if row.status == "aborted":
+                row.status = "running"
+                row.reason = ""
+                row.finished_at = None
+            return _match(row)
+
+    def abort_running(self, reason: str) -> list[str]:
+        """Abort every match still marked running (a referee died mid-match)."""
+        with self.session() as session:
+            rows = list(session.scalars(select(MatchRow).where(MatchRow.status == "running")))
+            for row in rows:
+                row.status = "aborted"
+                row.reason = reason
+                row.finished_at = utcnow()
+            return [row.id for row in rows]
+
+    def replays(self, match_id: str) -> list[Replay]:
+        """The replays of a match, in game order."""
+        with self.session() as session:
+            row = session.get(MatchRow, match_id)
+            if row is None:
+                raise NotFound(f"no match with id {match_id!r}")
+            return [Replay(r.game_index, tuple(r.seats), r.log, r.events) for r in row.replays]
+
+
+def _bot(row: BotRow) -> Bot:
+    return Bot(row.id, row.name, row.version, tuple(row.games))
+
+
+def _match(row: MatchRow) -> Match:
+    request = MatchRequest(
+        id=row.id,
+        game=row.game,
+        players=row.players,
+        bot_ids=tuple(row.bot_ids),
+        seed=row.seed,
+        options=dict(row.options),
+        duplicate=row.duplicate,
+        deadline_ms=row.deadline_ms,
+    )
+    return Match(request, row.status, row.result, row.reason)

@@ -1,0 +1,78 @@
+"""The seat-channel seam: how a match runner talks to the bot in a seat.
+
+The runner never touches a stream. It sends an `ActRequest` through a seat
+channel and awaits the answer or a timeout, and sends notices. This process
+has one implementation (`sessions.LocalSeatChannel`); a Redis relay for
+several referee replicas can be another.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+class SeatTimeout(Exception):
+    """No answer came before the deadline (and time bank) ran out."""
+
+
+class SeatGone(Exception):
+    """The bot has been disconnected for longer than the grace period."""
+
+
+@dataclass(frozen=True)
+class ActRequest:
+    """A request for one action from one seat of one game of a match."""
+
+    request_id: str
+    match_id: str
+    game_index: int
+    game: str
+    seat: int
+    players: int
+    observation: dict[str, Any]
+    legal: tuple[str, ...]
+    deadline_ms: int
+    time_bank_ms: int
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A bot's answer: the index of a legal action, or an action's notation."""
+
+    request_id: str
+    index: int | None = None
+    action: str | None = None
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something the bot is told: a game starts or ends, a strike, a forfeit.
+
+    `kind` is one of `game_start`, `game_end`, `match_end`, `strike`,
+    `forfeit`; `details` holds its fields (all public to this bot).
+    """
+
+    kind: str
+    match_id: str
+    game_index: int
+    seat: int
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+class SeatChannel(Protocol):
+    """One bot as the runner sees it."""
+
+    bot_id: str
+
+    async def act(self, request: ActRequest, timeout_s: float) -> Answer:
+        """Send `request` and return the bot's answer.
+
+        Raises SeatTimeout when no answer comes within `timeout_s`, and
+        SeatGone when the bot stays disconnected past the grace period.
+        """
+        ...
+
+    async def notify(self, notice: Notice) -> None:
+        """Tell the bot something; lost if it is not connected."""
+        ...

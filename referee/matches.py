@@ -1,0 +1,234 @@
+"""The matches of this referee: started once per id, watched, shut down cleanly.
+
+`MatchManager.start` is idempotent by match id: a running or finished match
+is returned as it is, never played twice; an aborted one (its referee died or
+stopped) is played again from the start.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections import Counter
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import games
+from ladder.store import Match, MatchRequest, NotFound, Store
+from referee.channels import SeatChannel
+from referee.metrics import RefereeMetrics
+from referee.runner import Event, Limits, MatchRunner
+from referee.sessions import LocalSeatChannel, SessionHub
+
+log = logging.getLogger(__name__)
+
+
+class BadMatch(ValueError):
+    """A match request that cannot be played; the message says why."""
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """What a match request may ask for."""
+
+    min_deadline_ms: int = 10
+    max_deadline_ms: int = 60_000
+
+
+class MatchManager:
+    """Starts, tracks and stops the matches of one referee process."""
+
+    def __init__(
+        self,
+        store: Store,
+        hub: SessionHub,
+        limits: Limits,
+        grace_s: float,
+        metrics: RefereeMetrics,
+        bounds: Bounds = Bounds(),
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._store = store
+        self._hub = hub
+        self._limits = limits
+        self._grace_s = grace_s
+        self._metrics = metrics
+        self._bounds = bounds
+        self._clock = clock
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._events: dict[str, list[Event]] = {}
+        self._watchers: dict[str, list[asyncio.Queue[Event | None]]] = {}
+        self._busy: Counter[str] = Counter()
+        self._slots_changed = asyncio.Event()
+        self._stopping = False
+
+    def running(self) -> list[str]:
+        """Ids of the matches being played now."""
+        return list(self._tasks)
+
+    async def start(self, request: MatchRequest) -> Match:
+        """Play `request` unless a match with its id exists; returns the match."""
+        if self._stopping:
+            raise BadMatch("the referee is shutting down")
+        await asyncio.to_thread(self._check, request)
+        match, created = await asyncio.to_thread(self._store.create_match, request)
+        if not created and match.status == "aborted" and request.id not in self._tasks:
+            match = await asyncio.to_thread(self._store.restart_match, request.id)
+            created = True
+        if created:
+            self._events[request.id] = []
+            self._tasks[request.id] = asyncio.create_task(
+                self._run(request), name=f"match {request.id}"
+            )
+        return match
+
+    def _check(self, request: MatchRequest) -> None:
+        try:
+            spec = games.get(request.game)
+            spec.check_players(request.players)
+            spec.resolve_options(request.options, request.players)
+        except ValueError as error:
+            raise BadMatch(str(error)) from None
+        if len(request.bot_ids) != request.players:
+            raise BadMatch(
+                f"{request.players} players need {request.players} bots, got {len(request.bot_ids)}"
+            )
+        if not self._bounds.min_deadline_ms <= request.deadline_ms <= self._bounds.max_deadline_ms:
+            raise BadMatch(
+                f"deadline_ms must be {self._bounds.min_deadline_ms}..{self._bounds.max_deadline_ms}, got {request.deadline_ms}"
+            )
+        for bot_id in set(request.bot_ids):
+            try:
+                bot = self._store.bot(bot_id)
+            except NotFound as error:
+                raise BadMatch(str(error)) from None
+            if request.game not in bot.games:
+                raise BadMatch(
+                    f"bot {bot.name}@{bot.version} ({bot_id}) does not play {request.game}"
+                )
+
+    async def _run(self, request: MatchRequest) -> None:
+        bots = list(dict.fromkeys(request.bot_ids))
+        await self._acquire(bots)
+        channels: dict[str, SeatChannel] = {
+            bot: LocalSeatChannel(self._hub, bot, self._grace_s, self._clock) for bot in bots
+        }
+        runner = MatchRunner(
+            request,
+            channels,
+            self._limits,
+            lambda event: self._publish(request, event),
+            self._clock,
+        )
+        self._metrics.matches_running.inc()
+        try:
+            result, replays = await runner.run()
+            await asyncio.to_thread(self._store.finish_match, request.id, result, replays)
+            self._metrics.matches_finished.labels(request.game, "finished").inc()
+            self._metrics.forfeits.labels(request.game).inc(len(result["forfeits"]))
+            self._publish(request, {"type": "match_end", "result": result})
+        except asyncio.CancelledError:
+            await asyncio.to_thread(
+                self._store.abort_match, request.id, "the referee stopped during the match"
+            )
+            self._metrics.matches_finished.labels(request.game, "aborted").inc()
+            self._publish(request, {"type": "match_aborted", "reason": "the referee stopped"})
+            raise
+        except Exception as error:
+            log.exception("match %s failed", request.id)
+            await asyncio.to_thread(self._store.abort_match, request.id, f"referee error: {error}")
+            self._metrics.matches_finished.labels(request.game, "aborted").inc()
+            self._publish(request, {"type": "match_aborted", "reason": str(error)})
+        finally:
+            self._metrics.matches_running.dec()
+            self._release(bots)
+            self._tasks.pop(request.id, None)
+            self._close_watchers(request.id)
+
+    async def _acquire(self, bots: list[str]) -> None:
+        """Wait until every bot has a free slot of its declared capacity.
+
+        A bot that is not connected gets one slot; it will forfeit if it does
+        not come within the grace period.
+        """
+        while True:
+            if all(self._busy[bot] < self._capacity(bot) for bot in bots):
+                self._busy.update(bots)
+                return
+            # Sessions that open with a larger capacity are seen on the next poll.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._slots_changed.wait(), 0.5)
+
+    def _capacity(self, bot: str) -> int:
+        session = self._hub.get(bot)
+        return session.capacity if session is not None else 1
+
+    def _release(self, bots: list[str]) -> None:
+        self._busy.subtract(bots)
+        self._slots_changed.set()
+        self._slots_changed = asyncio.Event()
+
+    def _publish(self, request: MatchRequest, event: Event) -> None:
+        self._events.setdefault(request.id, []).append(event)
+        for queue in self._watchers.get(request.id, []):
+            queue.put_nowait(event)
+        if event["type"] == "action" or event["type"] == "tick":
+            moves = len(event.get("moves", [])) or 1
+            self._metrics.moves.labels(request.game).inc(moves)
+        elif event["type"] == "strike":
+            kind = "timeout" if "deadline" in event["reason"] else "illegal"
+            (self._metrics.timeouts if kind == "timeout" else self._metrics.illegal_moves).labels(
+                request.game
+            ).inc()
+
+    def _close_watchers(self, match_id: str) -> None:
+        for queue in self._watchers.pop(match_id, []):
+            queue.put_nowait(None)
+        self._events.pop(match_id, None)
+
+    async def watch(self, match_id: str) -> AsyncIterator[Event]:
+        """The match's events so far, then as they happen, until it ends."""
+        if match_id not in self._tasks:
+            match = await asyncio.to_thread(self._store.match, match_id)
+            for replay in await asyncio.to_thread(self._store.replays, match_id):
+                for event in replay.events:
+                    yield event
+            if match.status == "finished":
+                yield {"type": "match_end", "result": match.result}
+            else:
+                yield {"type": "match_" + match.status, "reason": match.reason}
+            return
+        queue: asyncio.Queue[Event | None] = asyncio.Queue()
+        for event in self._events.get(match_id, []):
+            queue.put_nowait(event)
+        self._watchers.setdefault(match_id, []).append(queue)
+        while (event := await queue.get()) is not None:
+            yield event
+
+    async def wait(self, match_id: str) -> Match:
+        """The match once it is no longer running."""
+        task = self._tasks.get(match_id)
+        if task is not None:
+            await asyncio.wait([task])
+        return await asyncio.to_thread(self._store.match, match_id)
+
+    async def shutdown(self, grace_s: float) -> dict[str, list[str]]:
+        """Stop taking matches; let running ones finish for `grace_s`, abort the rest."""
+        self._stopping = True
+        tasks = dict(self._tasks)
+        if tasks:
+            await asyncio.wait(list(tasks.values()), timeout=grace_s)
+        aborted = [match_id for match_id, task in tasks.items() if not task.done()]
+        for match_id in aborted:
+            tasks[match_id].cancel()
+        if aborted:
+            await asyncio.wait([tasks[m] for m in aborted])
+        finished = [match_id for match_id in tasks if match_id not in aborted]
+        return {"finished": finished, "aborted": aborted}
+
+    def stats(self) -> dict[str, Any]:
+        """Counts for health and logs."""
+        return {"running": len(self._tasks), "busy": dict(self._busy)}

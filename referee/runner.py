@@ -1,0 +1,333 @@
+"""One match, played through the engines and the seat channels.
+
+A match is one game, or with duplicate rotation one game per seat
+rotation on the same seed, so that every bot holds every position of the
+same deal. Each move has a deadline and each bot a time bank for the whole
+match; a late or illegal answer gets a legal default and a strike; too many
+strikes, or a disconnect past the grace period, forfeits the match: the bot
+is ranked last and a stand-in plays its seats to the end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import games
+from games.core import rank_scores
+from ladder.store import MatchRequest, Replay
+from referee.channels import ActRequest, Answer, Notice, SeatChannel, SeatGone, SeatTimeout
+
+Event = dict[str, Any]
+"""A referee event as JSON: `{"type": ..., ...}` (see docs/protocol.md)."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The clocks and patience of a match."""
+
+    time_bank_ms: int = 5_000
+    max_strikes: int = 3
+
+
+@dataclass
+class BotRecord:
+    """What the runner tracks of one bot during a match."""
+
+    bank_ms: float
+    strikes: int = 0
+    forfeit: str | None = None
+
+
+@dataclass(frozen=True)
+class GameOutcome:
+    """One finished game of a match: who sat where and the engine's result."""
+
+    seats: tuple[str, ...]
+    result: games.Result
+    rounds: int
+    log: games.GameLog
+    events: list[Event] = field(default_factory=list)
+
+
+def rotation(bot_ids: Sequence[str], shift: int) -> tuple[str, ...]:
+    """Seat order of rotation `shift`: entry i of `bot_ids` sits at seat i + shift."""
+    n = len(bot_ids)
+    return tuple(bot_ids[(seat - shift) % n] for seat in range(n))
+
+
+def aggregate(
+    request: MatchRequest, outcomes: Sequence[GameOutcome], forfeits: Sequence[str]
+) -> dict[str, Any]:
+    """The match result: per entry of `request.bot_ids`, scores summed over games.
+
+    Ranks follow the totals (higher or lower is better, as the game says);
+    forfeiting bots come after all others and share the last rank.
+    """
+    n = request.players
+    spec = games.get(request.game)
+    totals = [0] * n
+    for shift, outcome in enumerate(outcomes):
+        for entry in range(n):
+            totals[entry] += outcome.result.scores[(entry + shift) % n]
+    playing = [entry for entry in range(n) if request.bot_ids[entry] not in forfeits]
+    ranks = [0] * n
+    standing = rank_scores([totals[e] for e in playing], spec.higher_is_better)
+    for entry, rank in zip(playing, standing, strict=True):
+        ranks[entry] = rank
+    for entry in range(n):
+        if request.bot_ids[entry] in forfeits:
+            ranks[entry] = len(playing) + 1
+    return {
+        "match_id": request.id,
+        "game": request.game,
+        "bots": list(request.bot_ids),
+        "scores": totals,
+        "ranks": ranks,
+        "forfeits": sorted(set(forfeits)),
+        "games": [
+            {
+                "seed": request.seed,
+                "seats": list(outcome.seats),
+                "scores": list(outcome.result.scores),
+                "ranks": list(outcome.result.ranks),
+                "rounds": outcome.rounds,
+            }
+            for outcome in outcomes
+        ],
+    }
+
+
+class MatchRunner:
+    """Plays one match; `run()` returns its result and replays."""
+
+    def __init__(
+        self,
+        request: MatchRequest,
+        channels: Mapping[str, SeatChannel],
+        limits: Limits,
+        on_event: Callable[[Event], None] = lambda event: None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.request = request
+        self.spec = games.get(request.game)
+        self.options = self.spec.resolve_options(request.options, request.players)
+        self._channels = channels
+        self._limits = limits
+        self._on_event = on_event
+        self._clock = clock
+        self._bots = {bot: BotRecord(float(limits.time_bank_ms)) for bot in request.bot_ids}
+        self._events: list[Event] = []
+
+    @property
+    def forfeits(self) -> list[str]:
+        """Bots that have forfeited so far."""
+        return [bot for bot, record in self._bots.items() if record.forfeit is not None]
+
+    async def run(self) -> tuple[dict[str, Any], list[Replay]]:
+        """Play every game of the match; the result and one replay per game."""
+        shifts = range(self.request.players) if self.request.duplicate else range(1)
+        outcomes = [
+            await self._play_game(index, rotation(self.request.bot_ids, shift))
+            for index, shift in enumerate(shifts)
+        ]
+        result = aggregate(self.request, outcomes, self.forfeits)
+        result["forfeit_reasons"] = {bot: r.forfeit for bot, r in self._bots.items() if r.forfeit}
+        result["strikes"] = {bot: r.strikes for bot, r in self._bots.items()}
+        for bot in dict.fromkeys(self.request.bot_ids):
+            await self._channels[bot].notify(
+                Notice("match_end", self.request.id, -1, -1, {"result": result})
+            )
+        replays = [
+            Replay(index, outcome.seats, dict(outcome.log), outcome.events)
+            for index, outcome in enumerate(outcomes)
+        ]
+        return result, replays
+
+    def _emit(self, event: Event) -> None:
+        self._events.append(event)
+        self._on_event(event)
+
+    async def _play_game(self, index: int, seats: tuple[str, ...]) -> GameOutcome:
+        self._events = []
+        state = self.spec.new_game(self.request.players, self.request.seed, self.options)
+        stand_in = random.Random(f"{self.request.seed}:{index}")
+        self._emit({"type": "game_start", "game_index": index, "seats": list(seats)})
+        for seat, bot in enumerate(seats):
+            await self._channels[bot].notify(
+                Notice(
+                    "game_start",
+                    self.request.id,
+                    index,
+                    seat,
+                    {"seats": list(seats), "options": self.options},
+                )
+            )
+        while not state.is_over():
+            to_act = state.to_act()
+            if isinstance(state, games.TickState) and self.spec.simultaneous:
+                await self._play_tick(state, index, seats, to_act, stand_in)
+            else:
+                seat = to_act[0]
+                action, _ = await self._ask(state, index, seat, seats[seat], stand_in)
+                state.apply(seat, action)
+                self._emit({"type": "action", "game_index": index, "seat": seat, "action": action})
+        result = state.result()
+        self._emit(
+            {
+                "type": "game_end",
+                "game_index": index,
+                "scores": list(result.scores),
+                "ranks": list(result.ranks),
+            }
+        )
+        for seat, bot in enumerate(seats):
+            await self._channels[bot].notify(
+                Notice(
+                    "game_end",
+                    self.request.id,
+                    index,
+                    seat,
+                    {
+                        "scores": list(result.scores),
+                        "ranks": list(result.ranks),
+                        "rounds": state.round,
+                    },
+                )
+            )
+        return GameOutcome(seats, result, state.round, state.log(), self._events)
+
+    async def _play_tick(
+        self,
+        state: games.TickState,
+        index: int,
+        seats: tuple[str, ...],
+        to_act: tuple[int, ...],
+        stand_in: random.Random,
+    ) -> None:
+        """Ask every seat at once; resolve the tick in the order answers arrived."""
+        arrived: list[int] = []
+        late: list[int] = []
+        chosen: dict[int, str] = {}
+
+        async def ask(seat: int) -> None:
+            action, answered = await self._ask(state, index, seat, seats[seat], stand_in)
+            chosen[seat] = action
+            (arrived if answered else late).append(seat)
+
+        await asyncio.gather(*(ask(seat) for seat in to_act))
+        order = arrived + sorted(late)
+        outcome = state.apply_tick(chosen, order)
+        self._emit(
+            {
+                "type": "tick",
+                "game_index": index,
+                "moves": [[seat, str(action), took] for seat, action, took in outcome],
+            }
+        )
+
+    async def _ask(
+        self, state: games.State, index: int, seat: int, bot: str, stand_in: random.Random
+    ) -> tuple[str, bool]:
+        """The action for `seat` and whether the bot itself chose it in time."""
+        legal = [str(action) for action in state.legal_actions(seat)]
+        record = self._bots[bot]
+        if record.forfeit is not None:
+            return stand_in.choice(legal), False
+        request = ActRequest(
+            request_id=uuid.uuid4().hex,
+            match_id=self.request.id,
+            game_index=index,
+            game=self.request.game,
+            seat=seat,
+            players=self.request.players,
+            observation=state.observation(seat),
+            legal=tuple(legal),
+            deadline_ms=self.request.deadline_ms,
+            time_bank_ms=int(record.bank_ms),
+        )
+        channel = self._channels[bot]
+        started = self._clock()
+        try:
+            answer = await channel.act(request, (self.request.deadline_ms + record.bank_ms) / 1000)
+        except SeatTimeout:
+            record.bank_ms = 0
+            await self._strike(
+                bot, index, seat, "no answer before the deadline and time bank ran out"
+            )
+            return stand_in.choice(legal), False
+        except SeatGone as gone:
+            await self._forfeit(bot, index, seat, f"disconnected: {gone}")
+            return stand_in.choice(legal), False
+        over_ms = (self._clock() - started) * 1000 - self.request.deadline_ms
+        if over_ms > 0:
+            record.bank_ms = max(0.0, record.bank_ms - over_ms)
+        action = self._read(answer, legal)
+        if action is None:
+            await self._strike(
+                bot, index, seat, f"illegal answer {_describe(answer)}; legal: {', '.join(legal)}"
+            )
+            return stand_in.choice(legal), False
+        return action, True
+
+    @staticmethod
+    def _read(answer: Answer, legal: list[str]) -> str | None:
+        if answer.index is not None:
+            return legal[answer.index] if 0 <= answer.index < len(legal) else None
+        if answer.action is not None and answer.action in legal:
+            return answer.action
+        return None
+
+    async def _strike(self, bot: str, index: int, seat: int, reason: str) -> None:
+        record = self._bots[bot]
+        record.strikes += 1
+        self._emit(
+            {
+                "type": "strike",
+                "game_index": index,
+                "seat": seat,
+                "bot": bot,
+                "reason": reason,
+                "strikes": record.strikes,
+            }
+        )
+        await self._channels[bot].notify(
+            Notice(
+                "strike",
+                self.request.id,
+                index,
+                seat,
+                {
+                    "reason": reason,
+                    "strikes": record.strikes,
+                    "max_strikes": self._limits.max_strikes,
+                },
+            )
+        )
+        if record.strikes >= self._limits.max_strikes:
+            await self._forfeit(bot, index, seat, f"{record.strikes} strikes")
+
+    async def _forfeit(self, bot: str, index: int, seat: int, reason: str) -> None:
+        record = self._bots[bot]
+        if record.forfeit is not None:
+            return
+        record.forfeit = reason
+        self._emit(
+            {"type": "forfeit", "game_index": index, "seat": seat, "bot": bot, "reason": reason}
+        )
+        await self._channels[bot].notify(
+            Notice("forfeit", self.request.id, index, seat, {"reason": reason})
+        )
+
+
+def _describe(answer: Answer) -> str:
+    if answer.index is not None:
+        return f"index {answer.index}"
+    if answer.action is not None:
+        return repr(answer.action)
+    return "(empty)"

@@ -1,0 +1,143 @@
+"""Start the referee, serve until told to stop, and stop cleanly.
+
+On SIGTERM or SIGINT the referee stops taking matches, lets running ones
+finish for the shutdown grace period, aborts the rest (marked aborted in the
+store, so a worker plays them again) and says which in its log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+from prometheus_client import start_http_server
+
+from cardarena_api.v1 import arena_pb2 as pb
+from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
+from ladder.store import Store
+from referee.matches import MatchManager
+from referee.metrics import RefereeMetrics
+from referee.runner import Limits
+from referee.service import BotService, Gatekeeper, RefereeService
+from referee.sessions import SessionHub
+from referee.settings import RefereeSettings
+
+log = logging.getLogger(__name__)
+
+SERVICE_NAMES = (
+    pb.DESCRIPTOR.services_by_name["BotService"].full_name,
+    pb.DESCRIPTOR.services_by_name["RefereeService"].full_name,
+)
+
+
+@dataclass
+class Referee:
+    """A running referee: its server and the parts tests may look at."""
+
+    settings: RefereeSettings
+    server: grpc.aio.Server
+    port: int
+    store: Store
+    hub: SessionHub
+    manager: MatchManager
+    health: health.aio.HealthServicer
+    metrics: RefereeMetrics
+
+    async def stop(self) -> dict[str, list[str]]:
+        """Shut down gracefully; returns the matches that finished and were aborted."""
+        for name in ("", *SERVICE_NAMES):
+            await self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+        outcome = await self.manager.shutdown(self.settings.shutdown_grace_s)
+        self.hub.close_all()
+        await self.server.stop(grace=1.0)
+        self.store.close()
+        return outcome
+
+
+async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None) -> Referee:
+    """Build and start a referee (the metrics endpoint is the caller's business)."""
+    settings.check()
+    store = await asyncio.to_thread(Store, settings.database_url)
+    aborted = await asyncio.to_thread(store.abort_running, "the referee restarted during the match")
+    if aborted:
+        log.warning(
+            "marked %d matches aborted from an earlier run: %s", len(aborted), ", ".join(aborted)
+        )
+    metrics = metrics or RefereeMetrics.create()
+    hub = SessionHub()
+    limits = Limits(time_bank_ms=settings.time_bank_ms, max_strikes=settings.max_strikes)
+    manager = MatchManager(store, hub, limits, settings.grace_s, metrics)
+    gate = Gatekeeper(settings, store)
+    server = grpc.aio.server(
+        options=[
+            ("grpc.max_receive_message_length", settings.max_message_bytes),
+            ("grpc.max_send_message_length", 16 * 1024 * 1024),
+            ("grpc.keepalive_time_ms", 20_000),
+            ("grpc.http2.max_pings_without_data", 0),
+        ]
+    )
+    pb_grpc.add_BotServiceServicer_to_server(
+        BotService(settings, store, hub, gate, metrics), server
+    )
+    pb_grpc.add_RefereeServiceServicer_to_server(
+        RefereeService(settings, store, hub, manager, gate), server
+    )
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection(
+        (*SERVICE_NAMES, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+    )
+    if settings.tls_cert and settings.tls_key:
+        credentials = grpc.ssl_server_credentials(
+            [(Path(settings.tls_key).read_bytes(), Path(settings.tls_cert).read_bytes())]
+        )
+        port = server.add_secure_port(settings.listen, credentials)
+    else:
+        port = server.add_insecure_port(settings.listen)
+    if port == 0:
+        raise OSError(f"cannot listen on {settings.listen}")
+    await server.start()
+    for name in ("", *SERVICE_NAMES):
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    return Referee(settings, server, port, store, hub, manager, health_servicer, metrics)
+
+
+async def serve(settings: RefereeSettings) -> int:
+    """Run a referee until SIGTERM or SIGINT; exit status 0 after a clean stop."""
+    metrics = RefereeMetrics.create()
+    host = settings.listen.rsplit(":", 1)[0]
+    if settings.metrics_port:
+        # A loopback referee keeps its metrics on loopback too.
+        addr = host.strip("[]") if settings.loopback else "0.0.0.0"
+        start_http_server(settings.metrics_port, addr=addr, registry=metrics.registry)
+    referee = await start(settings, metrics)
+    log.info(
+        "referee listening on %s:%d (metrics on :%s, registration %s)",
+        host,
+        referee.port,
+        settings.metrics_port or "off",
+        "open" if settings.registration_is_open else "admin only",
+    )
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(signum, stop.set)
+    await stop.wait()
+    log.info("stopping: no new matches; running ones get %.0f s", settings.shutdown_grace_s)
+    outcome = await referee.stop()
+    log.info(
+        "stopped: %d matches finished (%s), %d aborted (%s)",
+        len(outcome["finished"]),
+        ", ".join(outcome["finished"]) or "-",
+        len(outcome["aborted"]),
+        ", ".join(outcome["aborted"]) or "-",
+    )
+    return 0

@@ -1,0 +1,250 @@
+"""The gRPC servicers: thin, they check who is calling and delegate."""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import logging
+from collections.abc import AsyncIterator
+
+import grpc
+
+from cardarena_api.v1 import arena_pb2 as pb
+from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
+from ladder.store import Bot, Conflict, MatchRequest, NotFound, Store
+from referee import wire
+from referee.channels import Answer
+from referee.matches import BadMatch, MatchManager
+from referee.metrics import RefereeMetrics
+from referee.sessions import Session, SessionHub
+from referee.settings import RefereeSettings
+
+log = logging.getLogger(__name__)
+
+HELLO_TIMEOUT_S = 10.0
+MAX_NAME = 64
+
+
+def bearer(context: grpc.aio.ServicerContext[object, object]) -> str | None:
+    """The token of `authorization: Bearer <token>` in the call's metadata."""
+    for key, value in context.invocation_metadata() or ():
+        if key == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
+            return value[len("Bearer ") :].strip()
+    return None
+
+
+class Gatekeeper:
+    """Who may call what: the admin token, and bots by their own token."""
+
+    def __init__(self, settings: RefereeSettings, store: Store) -> None:
+        self._settings = settings
+        self._store = store
+
+    def is_admin(self, context: grpc.aio.ServicerContext[object, object]) -> bool:
+        """True for an operator call (or when the referee has no admin token)."""
+        wanted = self._settings.admin_token
+        if wanted is None:
+            return True
+        given = bearer(context) or ""
+        return hmac.compare_digest(given.encode(), wanted.encode())
+
+    async def require_admin(self, context: grpc.aio.ServicerContext[object, object]) -> None:
+        """Abort with PERMISSION_DENIED unless the call carries the admin token."""
+        if not self.is_admin(context):
+            await context.abort(
+                grpc.StatusCode.PERMISSION_DENIED, "this call needs the admin token"
+            )
+
+    async def bot(self, context: grpc.aio.ServicerContext[object, object]) -> Bot:
+        """The bot whose token the call carries; aborts UNAUTHENTICATED otherwise."""
+        token = bearer(context)
+        bot = await asyncio.to_thread(self._store.bot_by_token, token) if token else None
+        if bot is None:
+            await context.abort(
+                grpc.StatusCode.UNAUTHENTICATED,
+                "a bot session needs metadata 'authorization: Bearer <token>' with a registered bot's token",
+            )
+        assert bot is not None
+        return bot
+
+
+class BotService(pb_grpc.BotServiceServicer):
+    """Registration and the bots' session streams."""
+
+    def __init__(
+        self,
+        settings: RefereeSettings,
+        store: Store,
+        hub: SessionHub,
+        gate: Gatekeeper,
+        metrics: RefereeMetrics,
+    ) -> None:
+        self._settings = settings
+        self._store = store
+        self._hub = hub
+        self._gate = gate
+        self._metrics = metrics
+
+    async def Register(
+        self, request: pb.RegisterRequest, context: grpc.aio.ServicerContext[object, object]
+    ) -> pb.RegisterReply:
+        if not self._settings.registration_is_open:
+            await self._gate.require_admin(context)
+        problem = wire.registration_problem(request.name, request.version, list(request.games))
+        if problem:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, problem)
+        try:
+            bot, token = await asyncio.to_thread(
+                self._store.register_bot, request.name, request.version, list(request.games)
+            )
+        except Conflict as error:
+            await context.abort(grpc.StatusCode.ALREADY_EXISTS, str(error))
+        return pb.RegisterReply(bot_id=bot.id, token=token)
+
+    async def Session(
+        self,
+        request_iterator: AsyncIterator[pb.BotMessage],
+        context: grpc.aio.ServicerContext[object, object],
+    ) -> AsyncIterator[pb.RefereeMessage]:
+        bot = await self._gate.bot(context)
+        try:
+            first = await asyncio.wait_for(anext(request_iterator), HELLO_TIMEOUT_S)
+        except (TimeoutError, StopAsyncIteration):
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT, "a session starts with a Hello message"
+            )
+        if first.WhichOneof("kind") != "hello" or first.hello.capacity < 1:
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT, "a session starts with Hello{capacity >= 1}"
+            )
+        capacity = min(first.hello.capacity, self._settings.max_capacity)
+        session = self._hub.open(bot.id, capacity)
+        self._metrics.bots_connected.set(len(self._hub.connected()))
+        reader = asyncio.create_task(self._read(request_iterator, session))
+        reader.add_done_callback(lambda _: self._hub.close(session))
+        try:
+            yield pb.RefereeMessage(
+                welcome=pb.Welcome(bot_id=bot.id, session_id=session.id, capacity=capacity)
+            )
+            while (message := await session.outbox.get()) is not None:
+                yield wire.referee_message(message)
+        finally:
+            reader.cancel()
+            self._hub.close(session)
+            self._metrics.bots_connected.set(len(self._hub.connected()))
+            self._metrics.disconnects.inc()
+
+    async def _read(self, messages: AsyncIterator[pb.BotMessage], session: Session) -> None:
+        """Deliver the bot's answers to the requests waiting for them."""
+        async for message in messages:
+            if message.WhichOneof("kind") != "answer":
+                session.send("after Hello, a bot sends only Answer messages")
+                continue
+            answer = message.answer
+            choice = answer.WhichOneof("choice")
+            if choice == "index":
+                delivered = session.answer(Answer(answer.request_id, index=answer.index))
+            elif choice == "action":
+                text = wire.action_text(answer.action)
+                delivered = session.answer(Answer(answer.request_id, action=text))
+            else:
+                delivered = session.answer(Answer(answer.request_id))
+            if not delivered:
+                session.send(f"no open request {answer.request_id!r} for this bot")
+
+
+class RefereeService(pb_grpc.RefereeServiceServicer):
+    """Operator calls: start, follow and fetch matches."""
+
+    def __init__(
+        self,
+        settings: RefereeSettings,
+        store: Store,
+        hub: SessionHub,
+        manager: MatchManager,
+        gate: Gatekeeper,
+    ) -> None:
+        self._settings = settings
+        self._store = store
+        self._hub = hub
+        self._manager = manager
+        self._gate = gate
+
+    async def StartMatch(
+        self, request: pb.StartMatchRequest, context: grpc.aio.ServicerContext[object, object]
+    ) -> pb.Match:
+        await self._gate.require_admin(context)
+        if not request.match_id or len(request.match_id) > 64:
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT, "match_id must be 1..64 characters"
+            )
+        match_request = MatchRequest(
+            id=request.match_id,
+            game=request.game,
+            players=request.players,
+            bot_ids=tuple(request.bot_ids),
+            seed=request.seed,
+            options=dict(request.options),
+            duplicate=request.duplicate,
+            deadline_ms=request.deadline_ms or self._settings.default_deadline_ms,
+        )
+        try:
+            match = await self._manager.start(match_request)
+        except BadMatch as error:
+            code = (
+                grpc.StatusCode.UNAVAILABLE
+                if "shutting down" in str(error)
+                else grpc.StatusCode.INVALID_ARGUMENT
+            )
+            await context.abort(code, str(error))
+        except Conflict as error:
+            await context.abort(grpc.StatusCode.ALREADY_EXISTS, str(error))
+        return wire.match_message(match)
+
+    async def GetMatch(
+        self, request: pb.GetMatchRequest, context: grpc.aio.ServicerContext[object, object]
+    ) -> pb.Match:
+        try:
+            if request.wait:
+                match = await self._manager.wait(request.match_id)
+            else:
+                match = await asyncio.to_thread(self._store.match, request.match_id)
+        except NotFound as error:
+            await context.abort(grpc.StatusCode.NOT_FOUND, str(error))
+        return wire.match_message(match)
+
+    async def WatchMatch(
+        self, request: pb.GetMatchRequest, context: grpc.aio.ServicerContext[object, object]
+    ) -> AsyncIterator[pb.MatchEvent]:
+        await self._gate.require_admin(context)
+        try:
+            async for event in self._manager.watch(request.match_id):
+                yield pb.MatchEvent(type=event["type"], json=json.dumps(event))
+        except NotFound as error:
+            await context.abort(grpc.StatusCode.NOT_FOUND, str(error))
+
+    async def GetReplay(
+        self, request: pb.GetMatchRequest, context: grpc.aio.ServicerContext[object, object]
+    ) -> pb.Replay:
+        try:
+            match = await asyncio.to_thread(self._store.match, request.match_id)
+            if match.status != "finished":
+                # Before the end a replay would show hands still in play.
+                await self._gate.require_admin(context)
+            replays = await asyncio.to_thread(self._store.replays, request.match_id)
+        except NotFound as error:
+            await context.abort(grpc.StatusCode.NOT_FOUND, str(error))
+        return wire.replay_message(request.match_id, replays)
+
+    async def ListSessions(
+        self, request: pb.ListSessionsRequest, context: grpc.aio.ServicerContext[object, object]
+    ) -> pb.ListSessionsReply:
+        await self._gate.require_admin(context)
+        busy = self._manager.stats()["busy"]
+        return pb.ListSessionsReply(
+            sessions=[
+                pb.SessionInfo(bot_id=s.bot_id, capacity=s.capacity, busy=busy.get(s.bot_id, 0))
+                for s in self._hub.connected()
+            ]
+        )

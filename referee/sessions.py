@@ -1,0 +1,174 @@
+"""Live bot sessions, and the seat channel that talks through them.
+
+A bot holds one session (one bidirectional stream) for all its matches. A
+new session of the same bot replaces the old one, and requests that were
+waiting on the old one are sent again on the new one: that is how a bot
+that reconnects within the grace period resumes its seats.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from referee.channels import ActRequest, Answer, Notice, SeatGone, SeatTimeout
+
+Outgoing = ActRequest | Notice | str
+"""What the referee sends down a session: a request, a notice, or an error text."""
+
+
+class SessionClosed(Exception):
+    """The session ended while a request was waiting on it."""
+
+
+@dataclass(eq=False)
+class Session:
+    """One bot's open stream: its outbox and the requests awaiting answers."""
+
+    bot_id: str
+    capacity: int
+    id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    outbox: asyncio.Queue[Outgoing | None] = field(default_factory=asyncio.Queue)
+    pending: dict[str, asyncio.Future[Answer]] = field(default_factory=dict)
+    closed: bool = False
+
+    def send(self, message: Outgoing) -> None:
+        """Queue a message for the bot (dropped once closed)."""
+        if not self.closed:
+            self.outbox.put_nowait(message)
+
+    def request(self, request: ActRequest) -> asyncio.Future[Answer]:
+        """Send an Act request; the future resolves with the bot's answer."""
+        future: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
+        self.pending[request.request_id] = future
+        self.send(request)
+        return future
+
+    def answer(self, answer: Answer) -> bool:
+        """Deliver an answer; False if no request of this session has that id."""
+        future = self.pending.pop(answer.request_id, None)
+        if future is None or future.done():
+            return False
+        future.set_result(answer)
+        return True
+
+    def close(self) -> None:
+        """End the session: waiting requests fail with SessionClosed."""
+        if self.closed:
+            return
+        self.closed = True
+        for future in self.pending.values():
+            if not future.done():
+                future.set_exception(SessionClosed())
+        self.pending.clear()
+        self.outbox.put_nowait(None)
+
+
+class SessionHub:
+    """The sessions of this referee, one per bot, and when each bot left."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._sessions: dict[str, Session] = {}
+        self._absent_since: dict[str, float] = {}
+        self._changed = asyncio.Event()
+
+    def open(self, bot_id: str, capacity: int) -> Session:
+        """Start a session for `bot_id`, replacing (closing) any older one."""
+        old = self._sessions.get(bot_id)
+        if old is not None:
+            old.send("replaced by a newer session of the same bot")
+            old.close()
+        session = Session(bot_id, capacity)
+        self._sessions[bot_id] = session
+        self._absent_since.pop(bot_id, None)
+        self._wake()
+        return session
+
+    def close(self, session: Session) -> None:
+        """End `session`; its bot counts as absent from now on."""
+        session.close()
+        if self._sessions.get(session.bot_id) is session:
+            del self._sessions[session.bot_id]
+            self._absent_since[session.bot_id] = self._clock()
+            self._wake()
+
+    def get(self, bot_id: str) -> Session | None:
+        """The bot's open session, if any."""
+        return self._sessions.get(bot_id)
+
+    def connected(self) -> list[Session]:
+        """Every open session."""
+        return list(self._sessions.values())
+
+    def absent_for(self, bot_id: str) -> float:
+        """Seconds since the bot was last connected (counted from first asking)."""
+        if bot_id in self._sessions:
+            return 0.0
+        since = self._absent_since.setdefault(bot_id, self._clock())
+        return self._clock() - since
+
+    async def wait_change(self, timeout_s: float) -> None:
+        """Sleep until a session opens or closes, or `timeout_s` passes."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._changed.wait(), timeout_s)
+
+    def close_all(self) -> None:
+        """End every session (the referee is stopping)."""
+        for session in list(self._sessions.values()):
+            self.close(session)
+
+    def _wake(self) -> None:
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+
+class LocalSeatChannel:
+    """A seat channel to a bot whose session lives in this process."""
+
+    def __init__(
+        self,
+        hub: SessionHub,
+        bot_id: str,
+        grace_s: float,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.bot_id = bot_id
+        self._hub = hub
+        self._grace_s = grace_s
+        self._clock = clock
+
+    async def act(self, request: ActRequest, timeout_s: float) -> Answer:
+        """Ask the bot, waiting through reconnects until the deadline."""
+        deadline = self._clock() + timeout_s
+        while True:
+            remaining = deadline - self._clock()
+            session = self._hub.get(self.bot_id)
+            if session is None:
+                absent = self._hub.absent_for(self.bot_id)
+                if absent >= self._grace_s:
+                    raise SeatGone(f"disconnected for {absent:.1f} s (grace {self._grace_s:g} s)")
+                if remaining <= 0:
+                    raise SeatTimeout()
+                await self._hub.wait_change(min(remaining, self._grace_s - absent))
+                continue
+            if remaining <= 0:
+                raise SeatTimeout()
+            future = session.request(request)
+            try:
+                return await asyncio.wait_for(future, remaining)
+            except SessionClosed:
+                continue
+            except TimeoutError:
+                session.pending.pop(request.request_id, None)
+                raise SeatTimeout() from None
+
+    async def notify(self, notice: Notice) -> None:
+        """Tell the bot, if it is connected."""
+        session = self._hub.get(self.bot_id)
+        if session is not None:
+            session.send(notice)

@@ -1,0 +1,56 @@
+"""The referee's settings: flags with ARENA_* environment defaults."""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class RefereeSettings:
+    """Everything `arena referee` can be told (see docs/operations.md)."""
+
+    listen: str = "127.0.0.1:50051"
+    database_url: str = "sqlite:///arena.db"
+    metrics_port: int | None = 9101
+    admin_token: str | None = None
+    open_registration: bool | None = None
+    grace_s: float = 10.0
+    default_deadline_ms: int = 1000
+    time_bank_ms: int = 5000
+    max_strikes: int = 3
+    max_capacity: int = 64
+    max_message_bytes: int = 256 * 1024
+    shutdown_grace_s: float = 10.0
+    tls_cert: str | None = None
+    tls_key: str | None = None
+
+    @property
+    def loopback(self) -> bool:
+        """True when the referee listens on a loopback address only."""
+        host = self.listen.rsplit(":", 1)[0].strip("[]")
+        if host == "localhost":
+            return True
+        try:
+            return ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            return False
+
+    @property
+    def registration_is_open(self) -> bool:
+        """Whether Register works without the admin token (default: on loopback)."""
+        if self.open_registration is not None:
+            return self.open_registration
+        return self.loopback or self.admin_token is None
+
+    def check(self) -> None:
+        """Refuse settings that would leave the referee open or broken."""
+        if self.admin_token is None and not self.loopback:
+            raise ValueError(
+                f"listening on {self.listen} (not loopback) needs an admin token: "
+                "set ARENA_ADMIN_TOKEN or --admin-token"
+            )
+        if (self.tls_cert is None) != (self.tls_key is None):
+            raise ValueError("TLS needs both a certificate and a key")
+        if self.max_strikes < 1 or self.grace_s < 0 or self.default_deadline_ms < 1:
+            raise ValueError("max_strikes >= 1, grace >= 0 and a positive deadline are required")

@@ -1,0 +1,388 @@
+"""Engine values to protobuf messages and back.
+
+Cards and actions travel typed (and with their notation in `text`); each
+observation travels as the game's typed message plus the engine's JSON, so
+the Python SDK hands bots exactly what `arena play` hands them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import games
+from cardarena_api.v1 import arena_pb2 as pb
+from cardarena_api.v1 import cards_pb2 as cards
+from ladder.store import Match, Replay
+from referee.channels import ActRequest, Notice
+
+GOODGE_SUITS = {letter: index + 1 for index, letter in enumerate("SDRHC")}
+GOLDEN10_COLOURS = {letter: index + 1 for index, letter in enumerate("RYBG")}
+GOOF_SUITS = {letter: index + 1 for index, letter in enumerate("SHDC")}
+GOOF_RANKS = {"A": 1, "J": 11, "Q": 12, "K": 13}
+
+
+def registration_problem(name: str, version: str, game_names: list[str]) -> str | None:
+    """Why a registration is refused, or None."""
+    if (
+        not name
+        or len(name) > 64
+        or not name.replace("-", "").replace("_", "").replace(".", "").isalnum()
+    ):
+        return "name must be 1..64 letters, digits, '-', '_' or '.'"
+    if not version or len(version) > 64 or "@" in version:
+        return "version must be 1..64 characters without '@'"
+    if not game_names:
+        return f"name the games the bot plays: {', '.join(games.names())}"
+    unknown = [game for game in game_names if game not in games.names()]
+    if unknown:
+        return f"unknown games {', '.join(unknown)}; games are: {', '.join(games.names())}"
+    return None
+
+
+# Cards
+
+
+def goodge_card(text: str) -> cards.GoodgeCard:
+    """A Goodge card from its notation (`10S`, `CR`)."""
+    if text == "CR":
+        return cards.GoodgeCard(crown=True, text=text)
+    return cards.GoodgeCard(suit=GOODGE_SUITS[text[-1]], rank=int(text[:-1]), text=text)  # type: ignore[arg-type]
+
+
+def golden10_card(text: str) -> cards.Golden10Card:
+    """A Golden 10 card from its notation (`14R`)."""
+    return cards.Golden10Card(colour=GOLDEN10_COLOURS[text[-1]], rank=int(text[:-1]), text=text)  # type: ignore[arg-type]
+
+
+def goof_card(text: str, owner: int | None = None) -> cards.GoofCard:
+    """A Goof card from `7H@2` (or `7H` and its owner)."""
+    face, _, owned = text.partition("@")
+    seat = int(owned) if owned else owner
+    assert seat is not None, "a Goof card needs its owner"
+    rank = GOOF_RANKS.get(face[:-1]) or int(face[:-1])
+    return cards.GoofCard(suit=GOOF_SUITS[face[-1]], rank=rank, owner=seat, text=f"{face}@{seat}")  # type: ignore[arg-type]
+
+
+def _optional_goof_card(text: str | None) -> cards.GoofCard | None:
+    return goof_card(text) if text else None
+
+
+# Actions
+
+
+def action_message(game: str, text: str, seat: int) -> cards.Action:
+    """The typed action for notation `text`, played by `seat`."""
+    if game == "goodge":
+        if text == "pass":
+            return cards.Action(text=text, goodge=cards.GoodgeAction(**{"pass": True}))
+        if text.startswith("bid:"):
+            return cards.Action(text=text, goodge=cards.GoodgeAction(bid=int(text[4:])))
+        if text.startswith("trump:"):
+            return cards.Action(text=text, goodge=cards.GoodgeAction(trump=GOODGE_SUITS[text[6:]]))  # type: ignore[arg-type]
+        return cards.Action(text=text, goodge=cards.GoodgeAction(card=goodge_card(text)))
+    if game == "golden10":
+        return cards.Action(text=text, golden10=cards.Golden10Action(card=golden10_card(text)))
+    if text == "turn":
+        return cards.Action(text=text, goof=cards.GoofAction(turn=True))
+    if text == "wait":
+        return cards.Action(text=text, goof=cards.GoofAction(wait=True))
+    face, _, target = text.partition(">")
+    play = cards.GoofPlay(card=goof_card(face, seat), new_pile=target == "new")
+    if target != "new":
+        play.pile = int(target[1:])
+    return cards.Action(text=text, goof=cards.GoofAction(play=play))
+
+
+def action_text(action: cards.Action) -> str:
+    """The notation of a bot's typed action (its `text` wins when set)."""
+    if action.text:
+        return action.text
+    which = action.WhichOneof("game")
+    if which == "goodge":
+        kind = action.goodge.WhichOneof("kind")
+        if kind == "bid":
+            return f"bid:{action.goodge.bid}"
+        if kind == "pass":
+            return "pass"
+        if kind == "trump":
+            return "trump:" + _letter(GOODGE_SUITS, action.goodge.trump)
+        if kind == "card":
+            card = action.goodge.card
+            return "CR" if card.crown else f"{card.rank}{_letter(GOODGE_SUITS, card.suit)}"
+    elif which == "golden10":
+        card10 = action.golden10.card
+        return f"{card10.rank}{_letter(GOLDEN10_COLOURS, card10.colour)}"
+    elif which == "goof":
+        kind = action.goof.WhichOneof("kind")
+        if kind in ("turn", "wait"):
+            return str(kind)
+        if kind == "play":
+            play = action.goof.play
+            names = {rank: face for face, rank in GOOF_RANKS.items()}
+            face = names.get(play.card.rank, str(play.card.rank)) + _letter(
+                GOOF_SUITS, play.card.suit
+            )
+            return f"{face}>new" if play.new_pile else f"{face}>p{play.pile}"
+    return ""
+
+
+def _letter(table: dict[str, int], value: int) -> str:
+    for letter, number in table.items():
+        if number == value:
+            return letter
+    return "?"
+
+
+# Observations
+
+
+def _goodge_trick(
+    trick: dict[str, Any] | None, plays: Sequence[Sequence[Any]], leader: int
+) -> cards.GoodgeTrick:
+    return cards.GoodgeTrick(
+        leader=leader,
+        plays=[cards.GoodgePlay(seat=seat, card=goodge_card(card)) for seat, card in plays],
+        winner=-1 if trick is None else trick["winner"],
+        points=0 if trick is None else trick["points"],
+    )
+
+
+def goodge_observation(obs: dict[str, Any]) -> cards.GoodgeObservation:
+    """The typed form of a Goodge observation."""
+    current = obs["trick"]
+    return cards.GoodgeObservation(
+        phase=obs["phase"],
+        hand=[goodge_card(card) for card in obs["hand"]],
+        hand_sizes=obs["hand_sizes"],
+        bids=[
+            cards.GoodgeBid(seat=seat, bid=0 if bid == "pass" else int(bid[4:]))
+            for seat, bid in obs["bids"]
+        ],
+        passed=obs["passed"],
+        high_bid=obs["high_bid"] or 0,
+        high_bidder=_or(obs["high_bidder"], -1),
+        goodge=_or(obs["goodge"], -1),
+        bid=obs["bid"] or 0,
+        trump=GOODGE_SUITS[obs["trump"]] if obs["trump"] else 0,  # type: ignore[arg-type]
+        stash_size=obs["stash_size"],
+        stash=[goodge_card(card) for card in obs["stash"] or []],
+        stash_known=obs["stash"] is not None,
+        tricks=[_goodge_trick(trick, trick["cards"], trick["leader"]) for trick in obs["tricks"]],
+        trick=_goodge_trick(None, current, current[0][0] if current else -1),
+        lead_suit=GOODGE_SUITS.get(obs["lead_suit"], 0),  # type: ignore[arg-type]
+        taken=obs["taken"],
+        tricks_won=obs["tricks_won"],
+        target=obs["target"],
+    )
+
+
+def _golden10_trick(
+    plays: Sequence[Sequence[Any]], leader: int, winner: int
+) -> cards.Golden10Trick:
+    return cards.Golden10Trick(
+        leader=leader,
+        plays=[cards.Golden10Play(seat=seat, card=golden10_card(card)) for seat, card in plays],
+        winner=winner,
+    )
+
+
+def golden10_observation(obs: dict[str, Any]) -> cards.Golden10Observation:
+    """The typed form of a Golden 10 observation."""
+    current = obs["trick"]
+    return cards.Golden10Observation(
+        phase=obs["phase"],
+        hand=[golden10_card(card) for card in obs["hand"]],
+        hand_sizes=obs["hand_sizes"],
+        led_colour=GOLDEN10_COLOURS[obs["led_colour"]] if obs["led_colour"] else 0,  # type: ignore[arg-type]
+        trick=_golden10_trick(current, current[0][0] if current else -1, -1),
+        tricks=[_golden10_trick(t["cards"], t["leader"], t["winner"]) for t in obs["tricks"]],
+        red_points_taken=obs["red_points_taken"],
+        yellow10_taken_by=_or(obs["yellow10_taken_by"], -1),
+        left_over_count=obs["left_over_count"],
+        left_over_taker=_or(obs["left_over_taker"], -1),
+        rounds=obs["rounds"],
+        yellow10_floor=obs["yellow10_floor"],
+    )
+
+
+def goof_observation(obs: dict[str, Any]) -> cards.GoofObservation:
+    """The typed form of a Goof observation."""
+    return cards.GoofObservation(
+        phase=obs["phase"],
+        tick=obs["tick"],
+        tableau=[
+            cards.GoofTableau(
+                seat=row["seat"],
+                goof_pile=row["goof_pile"],
+                line=[goof_card(card) for card in row["line"]],
+                stock=row["stock"],
+                waste=row["waste"],
+                waste_top=_optional_goof_card(row["waste_top"]),
+                back_three=_optional_goof_card(row["back_three"]),
+                area_cards=row["area_cards"],
+                full_pass=row["full_pass"],
+            )
+            for row in obs["tableau"]
+        ],
+        piles=[
+            cards.GoofPile(
+                id=pile["id"],
+                suit=GOOF_SUITS[pile["suit"]],
+                top=goof_card(pile["top"]),
+                size=pile["size"],
+            )  # type: ignore[arg-type]
+            for pile in obs["piles"]
+        ],
+        removed_piles=obs["removed_piles"],
+        one_unders=obs["one_unders"],
+        last_tick=[
+            cards.GoofMove(seat=seat, action=action, took_effect=ok)
+            for seat, action, ok in obs["last_tick"]
+        ],
+    )
+
+
+_OBSERVATIONS: dict[str, Callable[[dict[str, Any]], Any]] = {
+    "goodge": goodge_observation,
+    "golden10": golden10_observation,
+    "goof": goof_observation,
+}
+
+
+def observation_message(obs: dict[str, Any]) -> cards.Observation:
+    """The typed observation, with the engine's JSON alongside."""
+    message = cards.Observation(
+        game=obs["game"],
+        seat=obs["seat"],
+        players=obs["players"],
+        round=obs["round"],
+        dealer=_or(obs.get("dealer"), -1),
+        scores=obs["scores"],
+        json=json.dumps(obs, separators=(",", ":")),
+    )
+    getattr(message, obs["game"]).CopyFrom(_OBSERVATIONS[obs["game"]](obs))
+    return message
+
+
+def _or(value: int | None, default: int) -> int:
+    return default if value is None else value
+
+
+# Referee messages
+
+
+def referee_message(message: ActRequest | Notice | str) -> pb.RefereeMessage:
+    """The wire form of what a session sends."""
+    if isinstance(message, str):
+        return pb.RefereeMessage(error=pb.Error(message=message))
+    if isinstance(message, ActRequest):
+        return pb.RefereeMessage(
+            act=pb.Act(
+                request_id=message.request_id,
+                match_id=message.match_id,
+                game_index=message.game_index,
+                game=message.game,
+                seat=message.seat,
+                observation=observation_message(message.observation),
+                legal=[action_message(message.game, text, message.seat) for text in message.legal],
+                deadline_ms=message.deadline_ms,
+                time_bank_ms=message.time_bank_ms,
+            )
+        )
+    return _notice_message(message)
+
+
+def _notice_message(notice: Notice) -> pb.RefereeMessage:
+    details = notice.details
+    if notice.kind == "game_start":
+        return pb.RefereeMessage(
+            game_start=pb.GameStart(
+                match_id=notice.match_id,
+                game_index=notice.game_index,
+                game=details.get("game", ""),
+                seat=notice.seat,
+                seats=details["seats"],
+                options={key: json.dumps(value) for key, value in details["options"].items()},
+            )
+        )
+    if notice.kind == "game_end":
+        return pb.RefereeMessage(
+            game_end=pb.GameEnd(
+                match_id=notice.match_id,
+                game_index=notice.game_index,
+                seat=notice.seat,
+                scores=details["scores"],
+                ranks=details["ranks"],
+                rounds=details["rounds"],
+            )
+        )
+    if notice.kind == "match_end":
+        return pb.RefereeMessage(
+            match_end=pb.MatchEnd(
+                match_id=notice.match_id, result=result_message(details["result"])
+            )
+        )
+    if notice.kind == "strike":
+        return pb.RefereeMessage(
+            strike=pb.Strike(
+                match_id=notice.match_id,
+                game_index=notice.game_index,
+                seat=notice.seat,
+                reason=details["reason"],
+                strikes=details["strikes"],
+                max_strikes=details["max_strikes"],
+            )
+        )
+    return pb.RefereeMessage(forfeit=pb.Forfeit(match_id=notice.match_id, reason=details["reason"]))
+
+
+def result_message(result: dict[str, Any]) -> pb.MatchResult:
+    """A match result dict (see referee.runner.aggregate) as a message."""
+    return pb.MatchResult(
+        scores=result["scores"],
+        ranks=result["ranks"],
+        forfeits=result["forfeits"],
+        games=[
+            pb.GameResult(
+                seed=game["seed"],
+                seats=game["seats"],
+                scores=game["scores"],
+                ranks=game["ranks"],
+                rounds=game["rounds"],
+            )
+            for game in result["games"]
+        ],
+        json=json.dumps(result),
+    )
+
+
+def match_message(match: Match) -> pb.Match:
+    """A stored match as a message."""
+    message = pb.Match(
+        match_id=match.request.id,
+        status=match.status,
+        game=match.request.game,
+        bot_ids=match.request.bot_ids,
+        reason=match.reason,
+    )
+    if match.result is not None:
+        message.result.CopyFrom(result_message(match.result))
+    return message
+
+
+def replay_message(match_id: str, replays: Sequence[Replay]) -> pb.Replay:
+    """A match's replays as a message."""
+    return pb.Replay(
+        match_id=match_id,
+        games=[
+            pb.GameReplay(
+                game_index=replay.game_index,
+                seats=replay.seats,
+                log_json=json.dumps(replay.log),
+                events_json=json.dumps(replay.events),
+            )
+            for replay in replays
+        ],
+    )
