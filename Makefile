@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test lint typecheck imports pytest demo bench clean
+.PHONY: test lint typecheck imports pytest demo bench clean proto
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -36,3 +36,7 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis
+
+# Regenerate the protocol modules from proto/ (a test fails when they are stale).
+proto: $(STAMP)
+	$(BIN)/python -m tools.protogen

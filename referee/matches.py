@@ -116,12 +116,14 @@ class MatchManager:
         channels: dict[str, SeatChannel] = {
             bot: LocalSeatChannel(self._hub, bot, self._grace_s, self._clock) for bot in bots
         }
+        latency = self._metrics.move_latency.labels(request.game)
         runner = MatchRunner(
             request,
             channels,
             self._limits,
-            lambda event: self._publish(request, event),
-            self._clock,
+            on_event=lambda event: self._publish(request, event),
+            clock=self._clock,
+            on_latency=latency.observe,
         )
         self._metrics.matches_running.inc()
         try:

@@ -45,6 +45,19 @@ class BotRecord:
 
 
 @dataclass(frozen=True)
+class Choice:
+    """The action played for a seat; `ms` is the bot's answer time if it chose."""
+
+    action: str
+    ms: float | None = None
+
+    @property
+    def answered(self) -> bool:
+        """True if the bot itself chose in time (not a default or stand-in)."""
+        return self.ms is not None
+
+
+@dataclass(frozen=True)
 class GameOutcome:
     """One finished game of a match: who sat where and the engine's result."""
 
@@ -113,6 +126,7 @@ class MatchRunner:
         limits: Limits,
         on_event: Callable[[Event], None] = lambda event: None,
         clock: Callable[[], float] = time.monotonic,
+        on_latency: Callable[[float], None] = lambda seconds: None,
     ) -> None:
         self.request = request
         self.spec = games.get(request.game)
@@ -120,6 +134,7 @@ class MatchRunner:
         self._channels = channels
         self._limits = limits
         self._on_event = on_event
+        self._on_latency = on_latency
         self._clock = clock
         self._bots = {bot: BotRecord(float(limits.time_bank_ms)) for bot in request.bot_ids}
         self._events: list[Event] = []
@@ -174,9 +189,17 @@ class MatchRunner:
                 await self._play_tick(state, index, seats, to_act, stand_in)
             else:
                 seat = to_act[0]
-                action, _ = await self._ask(state, index, seat, seats[seat], stand_in)
-                state.apply(seat, action)
-                self._emit({"type": "action", "game_index": index, "seat": seat, "action": action})
+                choice = await self._ask(state, index, seat, seats[seat], stand_in)
+                state.apply(seat, choice.action)
+                self._emit(
+                    {
+                        "type": "action",
+                        "game_index": index,
+                        "seat": seat,
+                        "action": choice.action,
+                        "ms": choice.ms,
+                    }
+                )
         result = state.result()
         self._emit(
             {
@@ -213,32 +236,33 @@ class MatchRunner:
         """Ask every seat at once; resolve the tick in the order answers arrived."""
         arrived: list[int] = []
         late: list[int] = []
-        chosen: dict[int, str] = {}
+        chosen: dict[int, Choice] = {}
 
         async def ask(seat: int) -> None:
-            action, answered = await self._ask(state, index, seat, seats[seat], stand_in)
-            chosen[seat] = action
-            (arrived if answered else late).append(seat)
+            chosen[seat] = choice = await self._ask(state, index, seat, seats[seat], stand_in)
+            (arrived if choice.answered else late).append(seat)
 
         await asyncio.gather(*(ask(seat) for seat in to_act))
         order = arrived + sorted(late)
-        outcome = state.apply_tick(chosen, order)
+        outcome = state.apply_tick({seat: choice.action for seat, choice in chosen.items()}, order)
         self._emit(
             {
                 "type": "tick",
                 "game_index": index,
-                "moves": [[seat, str(action), took] for seat, action, took in outcome],
+                "moves": [
+                    [seat, str(action), took, chosen[seat].ms] for seat, action, took in outcome
+                ],
             }
         )
 
     async def _ask(
         self, state: games.State, index: int, seat: int, bot: str, stand_in: random.Random
-    ) -> tuple[str, bool]:
-        """The action for `seat` and whether the bot itself chose it in time."""
+    ) -> Choice:
+        """The action for `seat`: the bot's, or a stand-in's after a fault."""
         legal = [str(action) for action in state.legal_actions(seat)]
         record = self._bots[bot]
         if record.forfeit is not None:
-            return stand_in.choice(legal), False
+            return Choice(stand_in.choice(legal))
         request = ActRequest(
             request_id=uuid.uuid4().hex,
             match_id=self.request.id,
@@ -260,11 +284,13 @@ class MatchRunner:
             await self._strike(
                 bot, index, seat, "no answer before the deadline and time bank ran out"
             )
-            return stand_in.choice(legal), False
+            return Choice(stand_in.choice(legal))
         except SeatGone as gone:
             await self._forfeit(bot, index, seat, f"disconnected: {gone}")
-            return stand_in.choice(legal), False
-        over_ms = (self._clock() - started) * 1000 - self.request.deadline_ms
+            return Choice(stand_in.choice(legal))
+        elapsed_s = self._clock() - started
+        self._on_latency(elapsed_s)
+        over_ms = elapsed_s * 1000 - self.request.deadline_ms
         if over_ms > 0:
             record.bank_ms = max(0.0, record.bank_ms - over_ms)
         action = self._read(answer, legal)
@@ -272,8 +298,8 @@ class MatchRunner:
             await self._strike(
                 bot, index, seat, f"illegal answer {_describe(answer)}; legal: {', '.join(legal)}"
             )
-            return stand_in.choice(legal), False
-        return action, True
+            return Choice(stand_in.choice(legal))
+        return Choice(action, round(elapsed_s * 1000, 3))
 
     @staticmethod
     def _read(answer: Answer, legal: list[str]) -> str | None:

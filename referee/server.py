@@ -13,6 +13,7 @@ import logging
 import signal
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -31,6 +32,9 @@ from referee.settings import RefereeSettings
 
 log = logging.getLogger(__name__)
 
+# grpc_health ships no type hints for its asyncio servicer.
+AsyncHealthServicer = health.aio.HealthServicer  # type: ignore[attr-defined]
+
 SERVICE_NAMES = (
     pb.DESCRIPTOR.services_by_name["BotService"].full_name,
     pb.DESCRIPTOR.services_by_name["RefereeService"].full_name,
@@ -47,7 +51,7 @@ class Referee:
     store: Store
     hub: SessionHub
     manager: MatchManager
-    health: health.aio.HealthServicer
+    health: Any
     metrics: RefereeMetrics
 
     async def stop(self) -> dict[str, list[str]]:
@@ -89,7 +93,7 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
     pb_grpc.add_RefereeServiceServicer_to_server(
         RefereeService(settings, store, hub, manager, gate), server
     )
-    health_servicer = health.aio.HealthServicer()
+    health_servicer = AsyncHealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
         (*SERVICE_NAMES, health.SERVICE_NAME, reflection.SERVICE_NAME), server

@@ -17,7 +17,8 @@ from referee import wire
 from referee.channels import Answer
 from referee.matches import BadMatch, MatchManager
 from referee.metrics import RefereeMetrics
-from referee.sessions import Session, SessionHub
+from referee.sessions import Session as BotSession
+from referee.sessions import SessionHub
 from referee.settings import RefereeSettings
 
 log = logging.getLogger(__name__)
@@ -135,7 +136,7 @@ class BotService(pb_grpc.BotServiceServicer):
             self._metrics.bots_connected.set(len(self._hub.connected()))
             self._metrics.disconnects.inc()
 
-    async def _read(self, messages: AsyncIterator[pb.BotMessage], session: Session) -> None:
+    async def _read(self, messages: AsyncIterator[pb.BotMessage], session: BotSession) -> None:
         """Deliver the bot's answers to the requests waiting for them."""
         async for message in messages:
             if message.WhichOneof("kind") != "answer":

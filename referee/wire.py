@@ -8,7 +8,7 @@ the Python SDK hands bots exactly what `arena play` hands them.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import games
@@ -17,9 +17,25 @@ from cardarena_api.v1 import cards_pb2 as cards
 from ladder.store import Match, Replay
 from referee.channels import ActRequest, Notice
 
-GOODGE_SUITS = {letter: index + 1 for index, letter in enumerate("SDRHC")}
-GOLDEN10_COLOURS = {letter: index + 1 for index, letter in enumerate("RYBG")}
-GOOF_SUITS = {letter: index + 1 for index, letter in enumerate("SHDC")}
+GOODGE_SUITS = {
+    "S": cards.GOODGE_SUIT_SPADES,
+    "D": cards.GOODGE_SUIT_DIAMONDS,
+    "R": cards.GOODGE_SUIT_STARS,
+    "H": cards.GOODGE_SUIT_HEARTS,
+    "C": cards.GOODGE_SUIT_CLUBS,
+}
+GOLDEN10_COLOURS = {
+    "R": cards.GOLDEN10_COLOUR_RED,
+    "Y": cards.GOLDEN10_COLOUR_YELLOW,
+    "B": cards.GOLDEN10_COLOUR_BLACK,
+    "G": cards.GOLDEN10_COLOUR_GREEN,
+}
+GOOF_SUITS = {
+    "S": cards.GOOF_SUIT_SPADES,
+    "H": cards.GOOF_SUIT_HEARTS,
+    "D": cards.GOOF_SUIT_DIAMONDS,
+    "C": cards.GOOF_SUIT_CLUBS,
+}
 GOOF_RANKS = {"A": 1, "J": 11, "Q": 12, "K": 13}
 
 
@@ -48,12 +64,12 @@ def goodge_card(text: str) -> cards.GoodgeCard:
     """A Goodge card from its notation (`10S`, `CR`)."""
     if text == "CR":
         return cards.GoodgeCard(crown=True, text=text)
-    return cards.GoodgeCard(suit=GOODGE_SUITS[text[-1]], rank=int(text[:-1]), text=text)  # type: ignore[arg-type]
+    return cards.GoodgeCard(suit=GOODGE_SUITS[text[-1]], rank=int(text[:-1]), text=text)
 
 
 def golden10_card(text: str) -> cards.Golden10Card:
     """A Golden 10 card from its notation (`14R`)."""
-    return cards.Golden10Card(colour=GOLDEN10_COLOURS[text[-1]], rank=int(text[:-1]), text=text)  # type: ignore[arg-type]
+    return cards.Golden10Card(colour=GOLDEN10_COLOURS[text[-1]], rank=int(text[:-1]), text=text)
 
 
 def goof_card(text: str, owner: int | None = None) -> cards.GoofCard:
@@ -62,7 +78,7 @@ def goof_card(text: str, owner: int | None = None) -> cards.GoofCard:
     seat = int(owned) if owned else owner
     assert seat is not None, "a Goof card needs its owner"
     rank = GOOF_RANKS.get(face[:-1]) or int(face[:-1])
-    return cards.GoofCard(suit=GOOF_SUITS[face[-1]], rank=rank, owner=seat, text=f"{face}@{seat}")  # type: ignore[arg-type]
+    return cards.GoofCard(suit=GOOF_SUITS[face[-1]], rank=rank, owner=seat, text=f"{face}@{seat}")
 
 
 def _optional_goof_card(text: str | None) -> cards.GoofCard | None:
@@ -76,11 +92,11 @@ def action_message(game: str, text: str, seat: int) -> cards.Action:
     """The typed action for notation `text`, played by `seat`."""
     if game == "goodge":
         if text == "pass":
-            return cards.Action(text=text, goodge=cards.GoodgeAction(**{"pass": True}))
+            return cards.Action(text=text, goodge=cards.GoodgeAction(pass_bid=True))
         if text.startswith("bid:"):
             return cards.Action(text=text, goodge=cards.GoodgeAction(bid=int(text[4:])))
         if text.startswith("trump:"):
-            return cards.Action(text=text, goodge=cards.GoodgeAction(trump=GOODGE_SUITS[text[6:]]))  # type: ignore[arg-type]
+            return cards.Action(text=text, goodge=cards.GoodgeAction(trump=GOODGE_SUITS[text[6:]]))
         return cards.Action(text=text, goodge=cards.GoodgeAction(card=goodge_card(text)))
     if game == "golden10":
         return cards.Action(text=text, golden10=cards.Golden10Action(card=golden10_card(text)))
@@ -104,7 +120,7 @@ def action_text(action: cards.Action) -> str:
         kind = action.goodge.WhichOneof("kind")
         if kind == "bid":
             return f"bid:{action.goodge.bid}"
-        if kind == "pass":
+        if kind == "pass_bid":
             return "pass"
         if kind == "trump":
             return "trump:" + _letter(GOODGE_SUITS, action.goodge.trump)
@@ -115,10 +131,10 @@ def action_text(action: cards.Action) -> str:
         card10 = action.golden10.card
         return f"{card10.rank}{_letter(GOLDEN10_COLOURS, card10.colour)}"
     elif which == "goof":
-        kind = action.goof.WhichOneof("kind")
-        if kind in ("turn", "wait"):
-            return str(kind)
-        if kind == "play":
+        goof_kind = action.goof.WhichOneof("kind")
+        if goof_kind in ("turn", "wait"):
+            return str(goof_kind)
+        if goof_kind == "play":
             play = action.goof.play
             names = {rank: face for face, rank in GOOF_RANKS.items()}
             face = names.get(play.card.rank, str(play.card.rank)) + _letter(
@@ -128,7 +144,7 @@ def action_text(action: cards.Action) -> str:
     return ""
 
 
-def _letter(table: dict[str, int], value: int) -> str:
+def _letter(table: Mapping[str, int], value: int) -> str:
     for letter, number in table.items():
         if number == value:
             return letter
@@ -165,13 +181,13 @@ def goodge_observation(obs: dict[str, Any]) -> cards.GoodgeObservation:
         high_bidder=_or(obs["high_bidder"], -1),
         goodge=_or(obs["goodge"], -1),
         bid=obs["bid"] or 0,
-        trump=GOODGE_SUITS[obs["trump"]] if obs["trump"] else 0,  # type: ignore[arg-type]
+        trump=GOODGE_SUITS[obs["trump"]] if obs["trump"] else cards.GOODGE_SUIT_UNSPECIFIED,
         stash_size=obs["stash_size"],
         stash=[goodge_card(card) for card in obs["stash"] or []],
         stash_known=obs["stash"] is not None,
         tricks=[_goodge_trick(trick, trick["cards"], trick["leader"]) for trick in obs["tricks"]],
         trick=_goodge_trick(None, current, current[0][0] if current else -1),
-        lead_suit=GOODGE_SUITS.get(obs["lead_suit"], 0),  # type: ignore[arg-type]
+        lead_suit=GOODGE_SUITS.get(obs["lead_suit"], cards.GOODGE_SUIT_UNSPECIFIED),
         taken=obs["taken"],
         tricks_won=obs["tricks_won"],
         target=obs["target"],
@@ -195,7 +211,9 @@ def golden10_observation(obs: dict[str, Any]) -> cards.Golden10Observation:
         phase=obs["phase"],
         hand=[golden10_card(card) for card in obs["hand"]],
         hand_sizes=obs["hand_sizes"],
-        led_colour=GOLDEN10_COLOURS[obs["led_colour"]] if obs["led_colour"] else 0,  # type: ignore[arg-type]
+        led_colour=GOLDEN10_COLOURS[obs["led_colour"]]
+        if obs["led_colour"]
+        else cards.GOLDEN10_COLOUR_UNSPECIFIED,
         trick=_golden10_trick(current, current[0][0] if current else -1, -1),
         tricks=[_golden10_trick(t["cards"], t["leader"], t["winner"]) for t in obs["tricks"]],
         red_points_taken=obs["red_points_taken"],
@@ -232,7 +250,7 @@ def goof_observation(obs: dict[str, Any]) -> cards.GoofObservation:
                 suit=GOOF_SUITS[pile["suit"]],
                 top=goof_card(pile["top"]),
                 size=pile["size"],
-            )  # type: ignore[arg-type]
+            )
             for pile in obs["piles"]
         ],
         removed_piles=obs["removed_piles"],

@@ -6,6 +6,7 @@ tree under proto/ mirrors that package, so generated imports resolve.
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
@@ -24,13 +25,23 @@ def sources() -> list[Path]:
 def generate(out: Path) -> list[Path]:
     """Write the generated modules under `out`; returns their paths."""
     out.mkdir(parents=True, exist_ok=True)
+    # mypy-protobuf's plugins write the typed stubs (.pyi) of messages and services.
+    bin_dir = Path(sys.executable).parent
+    plugins = []
+    for name in ("protoc-gen-mypy", "protoc-gen-mypy_grpc"):
+        found = shutil.which(name, path=str(bin_dir)) or shutil.which(name)
+        if found is None:
+            raise RuntimeError(f"{name} not found: install the dev extras (mypy-protobuf)")
+        plugins.append(f"--plugin={name}={found}")
     args = [
         "grpc_tools.protoc",
         f"-I{PROTO}",
         f"-I{Path(protoc.__file__).parent / '_proto'}",
+        *plugins,
         f"--python_out={out}",
-        f"--pyi_out={out}",
+        f"--mypy_out={out}",
         f"--grpc_python_out={out}",
+        f"--mypy_grpc_out={out}",
         *(str(path) for path in sources()),
     ]
     if protoc.main(args) != 0:

@@ -24,57 +24,57 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1c\x63\x61rdarena_api/v1/cards.proto\x12\x10\x63\x61rdarena_api.v1\"c\n\nGoodgeCard\x12*\n\x04suit\x18\x01 \x01(\x0e\x32\x1c.cardarena_api.v1.GoodgeSuit\x12\x0c\n\x04rank\x18\x02 \x01(\x05\x12\r\n\x05\x63rown\x18\x03 \x01(\x08\x12\x0c\n\x04text\x18\x04 \x01(\t\"\x92\x01\n\x0cGoodgeAction\x12\r\n\x03\x62id\x18\x01 \x01(\x05H\x00\x12\x0e\n\x04pass\x18\x02 \x01(\x08H\x00\x12-\n\x05trump\x18\x03 \x01(\x0e\x32\x1c.cardarena_api.v1.GoodgeSuitH\x00\x12,\n\x04\x63\x61rd\x18\x04 \x01(\x0b\x32\x1c.cardarena_api.v1.GoodgeCardH\x00\x42\x06\n\x04kind\"F\n\nGoodgePlay\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12*\n\x04\x63\x61rd\x18\x02 \x01(\x0b\x32\x1c.cardarena_api.v1.GoodgeCard\"j\n\x0bGoodgeTrick\x12\x0e\n\x06leader\x18\x01 \x01(\x05\x12+\n\x05plays\x18\x02 \x03(\x0b\x32\x1c.cardarena_api.v1.GoodgePlay\x12\x0e\n\x06winner\x18\x03 \x01(\x05\x12\x0e\n\x06points\x18\x04 \x01(\x05\"&\n\tGoodgeBid\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0b\n\x03\x62id\x18\x02 \x01(\x05\"\xa5\x04\n\x11GoodgeObservation\x12\r\n\x05phase\x18\x01 \x01(\t\x12*\n\x04hand\x18\x02 \x03(\x0b\x32\x1c.cardarena_api.v1.GoodgeCard\x12\x12\n\nhand_sizes\x18\x03 \x03(\x05\x12)\n\x04\x62ids\x18\x04 \x03(\x0b\x32\x1b.cardarena_api.v1.GoodgeBid\x12\x0e\n\x06passed\x18\x05 \x03(\x05\x12\x10\n\x08high_bid\x18\x06 \x01(\x05\x12\x13\n\x0bhigh_bidder\x18\x07 \x01(\x05\x12\x0e\n\x06goodge\x18\x08 \x01(\x05\x12\x0b\n\x03\x62id\x18\t \x01(\x05\x12+\n\x05trump\x18\n \x01(\x0e\x32\x1c.cardarena_api.v1.GoodgeSuit\x12\x12\n\nstash_size\x18\x0b \x01(\x05\x12+\n\x05stash\x18\x0c \x03(\x0b\x32\x1c.cardarena_api.v1.GoodgeCard\x12\x13\n\x0bstash_known\x18\r \x01(\x08\x12-\n\x06tricks\x18\x0e \x03(\x0b\x32\x1d.cardarena_api.v1.GoodgeTrick\x12,\n\x05trick\x18\x0f \x01(\x0b\x32\x1d.cardarena_api.v1.GoodgeTrick\x12/\n\tlead_suit\x18\x10 \x01(\x0e\x32\x1c.cardarena_api.v1.GoodgeSuit\x12\r\n\x05taken\x18\x11 \x03(\x05\x12\x12\n\ntricks_won\x18\x12 \x03(\x05\x12\x0e\n\x06target\x18\x13 \x01(\x05\"\\\n\x0cGolden10Card\x12\x30\n\x06\x63olour\x18\x01 \x01(\x0e\x32 .cardarena_api.v1.Golden10Colour\x12\x0c\n\x04rank\x18\x02 \x01(\x05\x12\x0c\n\x04text\x18\x03 \x01(\t\">\n\x0eGolden10Action\x12,\n\x04\x63\x61rd\x18\x01 \x01(\x0b\x32\x1e.cardarena_api.v1.Golden10Card\"J\n\x0cGolden10Play\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12,\n\x04\x63\x61rd\x18\x02 \x01(\x0b\x32\x1e.cardarena_api.v1.Golden10Card\"^\n\rGolden10Trick\x12\x0e\n\x06leader\x18\x01 \x01(\x05\x12-\n\x05plays\x18\x02 \x03(\x0b\x32\x1e.cardarena_api.v1.Golden10Play\x12\x0e\n\x06winner\x18\x03 \x01(\x05\"\x8c\x03\n\x13Golden10Observation\x12\r\n\x05phase\x18\x01 \x01(\t\x12,\n\x04hand\x18\x02 \x03(\x0b\x32\x1e.cardarena_api.v1.Golden10Card\x12\x12\n\nhand_sizes\x18\x03 \x03(\x05\x12\x34\n\nled_colour\x18\x04 \x01(\x0e\x32 .cardarena_api.v1.Golden10Colour\x12.\n\x05trick\x18\x05 \x01(\x0b\x32\x1f.cardarena_api.v1.Golden10Trick\x12/\n\x06tricks\x18\x06 \x03(\x0b\x32\x1f.cardarena_api.v1.Golden10Trick\x12\x18\n\x10red_points_taken\x18\x07 \x03(\x05\x12\x19\n\x11yellow10_taken_by\x18\x08 \x01(\x05\x12\x17\n\x0fleft_over_count\x18\t \x01(\x05\x12\x17\n\x0fleft_over_taker\x18\n \x01(\x05\x12\x0e\n\x06rounds\x18\x0b \x01(\x05\x12\x16\n\x0eyellow10_floor\x18\x0c \x01(\t\"_\n\x08GoofCard\x12(\n\x04suit\x18\x01 \x01(\x0e\x32\x1a.cardarena_api.v1.GoofSuit\x12\x0c\n\x04rank\x18\x02 \x01(\x05\x12\r\n\x05owner\x18\x03 \x01(\x05\x12\x0c\n\x04text\x18\x04 \x01(\t\"`\n\nGoofAction\x12*\n\x04play\x18\x01 \x01(\x0b\x32\x1a.cardarena_api.v1.GoofPlayH\x00\x12\x0e\n\x04turn\x18\x02 \x01(\x08H\x00\x12\x0e\n\x04wait\x18\x03 \x01(\x08H\x00\x42\x06\n\x04kind\"T\n\x08GoofPlay\x12(\n\x04\x63\x61rd\x18\x01 \x01(\x0b\x32\x1a.cardarena_api.v1.GoofCard\x12\x0c\n\x04pile\x18\x02 \x01(\x05\x12\x10\n\x08new_pile\x18\x03 \x01(\x08\"\xfc\x01\n\x0bGoofTableau\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x11\n\tgoof_pile\x18\x02 \x01(\x05\x12(\n\x04line\x18\x03 \x03(\x0b\x32\x1a.cardarena_api.v1.GoofCard\x12\r\n\x05stock\x18\x04 \x01(\x05\x12\r\n\x05waste\x18\x05 \x01(\x05\x12-\n\twaste_top\x18\x06 \x01(\x0b\x32\x1a.cardarena_api.v1.GoofCard\x12.\n\nback_three\x18\x07 \x01(\x0b\x32\x1a.cardarena_api.v1.GoofCard\x12\x12\n\narea_cards\x18\x08 \x01(\x05\x12\x11\n\tfull_pass\x18\t \x01(\x08\"w\n\x08GoofPile\x12\n\n\x02id\x18\x01 \x01(\x05\x12(\n\x04suit\x18\x02 \x01(\x0e\x32\x1a.cardarena_api.v1.GoofSuit\x12\'\n\x03top\x18\x03 \x01(\x0b\x32\x1a.cardarena_api.v1.GoofCard\x12\x0c\n\x04size\x18\x04 \x01(\x05\"=\n\x08GoofMove\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06\x61\x63tion\x18\x02 \x01(\t\x12\x13\n\x0btook_effect\x18\x03 \x01(\x08\"\xe3\x01\n\x0fGoofObservation\x12\r\n\x05phase\x18\x01 \x01(\t\x12\x0c\n\x04tick\x18\x02 \x01(\x05\x12.\n\x07tableau\x18\x03 \x03(\x0b\x32\x1d.cardarena_api.v1.GoofTableau\x12)\n\x05piles\x18\x04 \x03(\x0b\x32\x1a.cardarena_api.v1.GoofPile\x12\x15\n\rremoved_piles\x18\x05 \x03(\x05\x12\x12\n\none_unders\x18\x06 \x01(\x05\x12-\n\tlast_tick\x18\x07 \x03(\x0b\x32\x1a.cardarena_api.v1.GoofMove\"\xb4\x01\n\x06\x41\x63tion\x12\x0c\n\x04text\x18\x01 \x01(\t\x12\x30\n\x06goodge\x18\x02 \x01(\x0b\x32\x1e.cardarena_api.v1.GoodgeActionH\x00\x12\x34\n\x08golden10\x18\x03 \x01(\x0b\x32 .cardarena_api.v1.Golden10ActionH\x00\x12,\n\x04goof\x18\x04 \x01(\x0b\x32\x1c.cardarena_api.v1.GoofActionH\x00\x42\x06\n\x04game\"\xa6\x02\n\x0bObservation\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0f\n\x07players\x18\x03 \x01(\x05\x12\r\n\x05round\x18\x04 \x01(\x05\x12\x0e\n\x06\x64\x65\x61ler\x18\x05 \x01(\x05\x12\x0e\n\x06scores\x18\x06 \x03(\x05\x12\x35\n\x06goodge\x18\n \x01(\x0b\x32#.cardarena_api.v1.GoodgeObservationH\x00\x12\x39\n\x08golden10\x18\x0b \x01(\x0b\x32%.cardarena_api.v1.Golden10ObservationH\x00\x12\x31\n\x04goof\x18\x0c \x01(\x0b\x32!.cardarena_api.v1.GoofObservationH\x00\x12\x0c\n\x04json\x18\x14 \x01(\tB\x08\n\x06\x64\x65tail*\xa1\x01\n\nGoodgeSuit\x12\x1b\n\x17GOODGE_SUIT_UNSPECIFIED\x10\x00\x12\x16\n\x12GOODGE_SUIT_SPADES\x10\x01\x12\x18\n\x14GOODGE_SUIT_DIAMONDS\x10\x02\x12\x15\n\x11GOODGE_SUIT_STARS\x10\x03\x12\x16\n\x12GOODGE_SUIT_HEARTS\x10\x04\x12\x15\n\x11GOODGE_SUIT_CLUBS\x10\x05*\x9c\x01\n\x0eGolden10Colour\x12\x1f\n\x1bGOLDEN10_COLOUR_UNSPECIFIED\x10\x00\x12\x17\n\x13GOLDEN10_COLOUR_RED\x10\x01\x12\x1a\n\x16GOLDEN10_COLOUR_YELLOW\x10\x02\x12\x19\n\x15GOLDEN10_COLOUR_BLACK\x10\x03\x12\x19\n\x15GOLDEN10_COLOUR_GREEN\x10\x04*~\n\x08GoofSuit\x12\x19\n\x15GOOF_SUIT_UNSPECIFIED\x10\x00\x12\x14\n\x10GOOF_SUIT_SPADES\x10\x01\x12\x14\n\x10GOOF_SUIT_HEARTS\x10\x02\x12\x16\n\x12GOOF_SUIT_DIAMONDS\x10\x03\x12\x13\n\x0fGOOF_SUIT_CLUBS\x10\x04\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1c\x63\x61rdarena_api/v1/cards.proto\x12\x10\x63\x61rdarena_api.v1\"c\n\nGoodgeCard\x12*\n\x04suit\x18\x01 \x01(\x0e\x32\x1c.cardarena_api.v1.GoodgeSuit\x12\x0c\n\x04rank\x18\x02 \x01(\x05\x12\r\n\x05\x63rown\x18\x03 \x01(\x08\x12\x0c\n\x04text\x18\x04 \x01(\t\"\x96\x01\n\x0cGoodgeAction\x12\r\n\x03\x62id\x18\x01 \x01(\x05H\x00\x12\x12\n\x08pass_bid\x18\x02 \x01(\x08H\x00\x12-\n\x05trump\x18\x03 \x01(\x0e\x32\x1c.cardarena_api.v1.GoodgeSuitH\x00\x12,\n\x04\x63\x61rd\x18\x04 \x01(\x0b\x32\x1c.cardarena_api.v1.GoodgeCardH\x00\x42\x06\n\x04kind\"F\n\nGoodgePlay\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12*\n\x04\x63\x61rd\x18\x02 \x01(\x0b\x32\x1c.cardarena_api.v1.GoodgeCard\"j\n\x0bGoodgeTrick\x12\x0e\n\x06leader\x18\x01 \x01(\x05\x12+\n\x05plays\x18\x02 \x03(\x0b\x32\x1c.cardarena_api.v1.GoodgePlay\x12\x0e\n\x06winner\x18\x03 \x01(\x05\x12\x0e\n\x06points\x18\x04 \x01(\x05\"&\n\tGoodgeBid\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0b\n\x03\x62id\x18\x02 \x01(\x05\"\xa5\x04\n\x11GoodgeObservation\x12\r\n\x05phase\x18\x01 \x01(\t\x12*\n\x04hand\x18\x02 \x03(\x0b\x32\x1c.cardarena_api.v1.GoodgeCard\x12\x12\n\nhand_sizes\x18\x03 \x03(\x05\x12)\n\x04\x62ids\x18\x04 \x03(\x0b\x32\x1b.cardarena_api.v1.GoodgeBid\x12\x0e\n\x06passed\x18\x05 \x03(\x05\x12\x10\n\x08high_bid\x18\x06 \x01(\x05\x12\x13\n\x0bhigh_bidder\x18\x07 \x01(\x05\x12\x0e\n\x06goodge\x18\x08 \x01(\x05\x12\x0b\n\x03\x62id\x18\t \x01(\x05\x12+\n\x05trump\x18\n \x01(\x0e\x32\x1c.cardarena_api.v1.GoodgeSuit\x12\x12\n\nstash_size\x18\x0b \x01(\x05\x12+\n\x05stash\x18\x0c \x03(\x0b\x32\x1c.cardarena_api.v1.GoodgeCard\x12\x13\n\x0bstash_known\x18\r \x01(\x08\x12-\n\x06tricks\x18\x0e \x03(\x0b\x32\x1d.cardarena_api.v1.GoodgeTrick\x12,\n\x05trick\x18\x0f \x01(\x0b\x32\x1d.cardarena_api.v1.GoodgeTrick\x12/\n\tlead_suit\x18\x10 \x01(\x0e\x32\x1c.cardarena_api.v1.GoodgeSuit\x12\r\n\x05taken\x18\x11 \x03(\x05\x12\x12\n\ntricks_won\x18\x12 \x03(\x05\x12\x0e\n\x06target\x18\x13 \x01(\x05\"\\\n\x0cGolden10Card\x12\x30\n\x06\x63olour\x18\x01 \x01(\x0e\x32 .cardarena_api.v1.Golden10Colour\x12\x0c\n\x04rank\x18\x02 \x01(\x05\x12\x0c\n\x04text\x18\x03 \x01(\t\">\n\x0eGolden10Action\x12,\n\x04\x63\x61rd\x18\x01 \x01(\x0b\x32\x1e.cardarena_api.v1.Golden10Card\"J\n\x0cGolden10Play\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12,\n\x04\x63\x61rd\x18\x02 \x01(\x0b\x32\x1e.cardarena_api.v1.Golden10Card\"^\n\rGolden10Trick\x12\x0e\n\x06leader\x18\x01 \x01(\x05\x12-\n\x05plays\x18\x02 \x03(\x0b\x32\x1e.cardarena_api.v1.Golden10Play\x12\x0e\n\x06winner\x18\x03 \x01(\x05\"\x8c\x03\n\x13Golden10Observation\x12\r\n\x05phase\x18\x01 \x01(\t\x12,\n\x04hand\x18\x02 \x03(\x0b\x32\x1e.cardarena_api.v1.Golden10Card\x12\x12\n\nhand_sizes\x18\x03 \x03(\x05\x12\x34\n\nled_colour\x18\x04 \x01(\x0e\x32 .cardarena_api.v1.Golden10Colour\x12.\n\x05trick\x18\x05 \x01(\x0b\x32\x1f.cardarena_api.v1.Golden10Trick\x12/\n\x06tricks\x18\x06 \x03(\x0b\x32\x1f.cardarena_api.v1.Golden10Trick\x12\x18\n\x10red_points_taken\x18\x07 \x03(\x05\x12\x19\n\x11yellow10_taken_by\x18\x08 \x01(\x05\x12\x17\n\x0fleft_over_count\x18\t \x01(\x05\x12\x17\n\x0fleft_over_taker\x18\n \x01(\x05\x12\x0e\n\x06rounds\x18\x0b \x01(\x05\x12\x16\n\x0eyellow10_floor\x18\x0c \x01(\t\"_\n\x08GoofCard\x12(\n\x04suit\x18\x01 \x01(\x0e\x32\x1a.cardarena_api.v1.GoofSuit\x12\x0c\n\x04rank\x18\x02 \x01(\x05\x12\r\n\x05owner\x18\x03 \x01(\x05\x12\x0c\n\x04text\x18\x04 \x01(\t\"`\n\nGoofAction\x12*\n\x04play\x18\x01 \x01(\x0b\x32\x1a.cardarena_api.v1.GoofPlayH\x00\x12\x0e\n\x04turn\x18\x02 \x01(\x08H\x00\x12\x0e\n\x04wait\x18\x03 \x01(\x08H\x00\x42\x06\n\x04kind\"T\n\x08GoofPlay\x12(\n\x04\x63\x61rd\x18\x01 \x01(\x0b\x32\x1a.cardarena_api.v1.GoofCard\x12\x0c\n\x04pile\x18\x02 \x01(\x05\x12\x10\n\x08new_pile\x18\x03 \x01(\x08\"\xfc\x01\n\x0bGoofTableau\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x11\n\tgoof_pile\x18\x02 \x01(\x05\x12(\n\x04line\x18\x03 \x03(\x0b\x32\x1a.cardarena_api.v1.GoofCard\x12\r\n\x05stock\x18\x04 \x01(\x05\x12\r\n\x05waste\x18\x05 \x01(\x05\x12-\n\twaste_top\x18\x06 \x01(\x0b\x32\x1a.cardarena_api.v1.GoofCard\x12.\n\nback_three\x18\x07 \x01(\x0b\x32\x1a.cardarena_api.v1.GoofCard\x12\x12\n\narea_cards\x18\x08 \x01(\x05\x12\x11\n\tfull_pass\x18\t \x01(\x08\"w\n\x08GoofPile\x12\n\n\x02id\x18\x01 \x01(\x05\x12(\n\x04suit\x18\x02 \x01(\x0e\x32\x1a.cardarena_api.v1.GoofSuit\x12\'\n\x03top\x18\x03 \x01(\x0b\x32\x1a.cardarena_api.v1.GoofCard\x12\x0c\n\x04size\x18\x04 \x01(\x05\"=\n\x08GoofMove\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06\x61\x63tion\x18\x02 \x01(\t\x12\x13\n\x0btook_effect\x18\x03 \x01(\x08\"\xe3\x01\n\x0fGoofObservation\x12\r\n\x05phase\x18\x01 \x01(\t\x12\x0c\n\x04tick\x18\x02 \x01(\x05\x12.\n\x07tableau\x18\x03 \x03(\x0b\x32\x1d.cardarena_api.v1.GoofTableau\x12)\n\x05piles\x18\x04 \x03(\x0b\x32\x1a.cardarena_api.v1.GoofPile\x12\x15\n\rremoved_piles\x18\x05 \x03(\x05\x12\x12\n\none_unders\x18\x06 \x01(\x05\x12-\n\tlast_tick\x18\x07 \x03(\x0b\x32\x1a.cardarena_api.v1.GoofMove\"\xb4\x01\n\x06\x41\x63tion\x12\x0c\n\x04text\x18\x01 \x01(\t\x12\x30\n\x06goodge\x18\x02 \x01(\x0b\x32\x1e.cardarena_api.v1.GoodgeActionH\x00\x12\x34\n\x08golden10\x18\x03 \x01(\x0b\x32 .cardarena_api.v1.Golden10ActionH\x00\x12,\n\x04goof\x18\x04 \x01(\x0b\x32\x1c.cardarena_api.v1.GoofActionH\x00\x42\x06\n\x04game\"\xa6\x02\n\x0bObservation\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0f\n\x07players\x18\x03 \x01(\x05\x12\r\n\x05round\x18\x04 \x01(\x05\x12\x0e\n\x06\x64\x65\x61ler\x18\x05 \x01(\x05\x12\x0e\n\x06scores\x18\x06 \x03(\x05\x12\x35\n\x06goodge\x18\n \x01(\x0b\x32#.cardarena_api.v1.GoodgeObservationH\x00\x12\x39\n\x08golden10\x18\x0b \x01(\x0b\x32%.cardarena_api.v1.Golden10ObservationH\x00\x12\x31\n\x04goof\x18\x0c \x01(\x0b\x32!.cardarena_api.v1.GoofObservationH\x00\x12\x0c\n\x04json\x18\x14 \x01(\tB\x08\n\x06\x64\x65tail*\xa1\x01\n\nGoodgeSuit\x12\x1b\n\x17GOODGE_SUIT_UNSPECIFIED\x10\x00\x12\x16\n\x12GOODGE_SUIT_SPADES\x10\x01\x12\x18\n\x14GOODGE_SUIT_DIAMONDS\x10\x02\x12\x15\n\x11GOODGE_SUIT_STARS\x10\x03\x12\x16\n\x12GOODGE_SUIT_HEARTS\x10\x04\x12\x15\n\x11GOODGE_SUIT_CLUBS\x10\x05*\x9c\x01\n\x0eGolden10Colour\x12\x1f\n\x1bGOLDEN10_COLOUR_UNSPECIFIED\x10\x00\x12\x17\n\x13GOLDEN10_COLOUR_RED\x10\x01\x12\x1a\n\x16GOLDEN10_COLOUR_YELLOW\x10\x02\x12\x19\n\x15GOLDEN10_COLOUR_BLACK\x10\x03\x12\x19\n\x15GOLDEN10_COLOUR_GREEN\x10\x04*~\n\x08GoofSuit\x12\x19\n\x15GOOF_SUIT_UNSPECIFIED\x10\x00\x12\x14\n\x10GOOF_SUIT_SPADES\x10\x01\x12\x14\n\x10GOOF_SUIT_HEARTS\x10\x02\x12\x16\n\x12GOOF_SUIT_DIAMONDS\x10\x03\x12\x13\n\x0fGOOF_SUIT_CLUBS\x10\x04\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'cardarena_api.v1.cards_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_GOODGESUIT']._serialized_start=3232
-  _globals['_GOODGESUIT']._serialized_end=3393
-  _globals['_GOLDEN10COLOUR']._serialized_start=3396
-  _globals['_GOLDEN10COLOUR']._serialized_end=3552
-  _globals['_GOOFSUIT']._serialized_start=3554
-  _globals['_GOOFSUIT']._serialized_end=3680
+  _globals['_GOODGESUIT']._serialized_start=3236
+  _globals['_GOODGESUIT']._serialized_end=3397
+  _globals['_GOLDEN10COLOUR']._serialized_start=3400
+  _globals['_GOLDEN10COLOUR']._serialized_end=3556
+  _globals['_GOOFSUIT']._serialized_start=3558
+  _globals['_GOOFSUIT']._serialized_end=3684
   _globals['_GOODGECARD']._serialized_start=50
   _globals['_GOODGECARD']._serialized_end=149
   _globals['_GOODGEACTION']._serialized_start=152
-  _globals['_GOODGEACTION']._serialized_end=298
-  _globals['_GOODGEPLAY']._serialized_start=300
-  _globals['_GOODGEPLAY']._serialized_end=370
-  _globals['_GOODGETRICK']._serialized_start=372
-  _globals['_GOODGETRICK']._serialized_end=478
-  _globals['_GOODGEBID']._serialized_start=480
-  _globals['_GOODGEBID']._serialized_end=518
-  _globals['_GOODGEOBSERVATION']._serialized_start=521
-  _globals['_GOODGEOBSERVATION']._serialized_end=1070
-  _globals['_GOLDEN10CARD']._serialized_start=1072
-  _globals['_GOLDEN10CARD']._serialized_end=1164
-  _globals['_GOLDEN10ACTION']._serialized_start=1166
-  _globals['_GOLDEN10ACTION']._serialized_end=1228
-  _globals['_GOLDEN10PLAY']._serialized_start=1230
-  _globals['_GOLDEN10PLAY']._serialized_end=1304
-  _globals['_GOLDEN10TRICK']._serialized_start=1306
-  _globals['_GOLDEN10TRICK']._serialized_end=1400
-  _globals['_GOLDEN10OBSERVATION']._serialized_start=1403
-  _globals['_GOLDEN10OBSERVATION']._serialized_end=1799
-  _globals['_GOOFCARD']._serialized_start=1801
-  _globals['_GOOFCARD']._serialized_end=1896
-  _globals['_GOOFACTION']._serialized_start=1898
-  _globals['_GOOFACTION']._serialized_end=1994
-  _globals['_GOOFPLAY']._serialized_start=1996
-  _globals['_GOOFPLAY']._serialized_end=2080
-  _globals['_GOOFTABLEAU']._serialized_start=2083
-  _globals['_GOOFTABLEAU']._serialized_end=2335
-  _globals['_GOOFPILE']._serialized_start=2337
-  _globals['_GOOFPILE']._serialized_end=2456
-  _globals['_GOOFMOVE']._serialized_start=2458
-  _globals['_GOOFMOVE']._serialized_end=2519
-  _globals['_GOOFOBSERVATION']._serialized_start=2522
-  _globals['_GOOFOBSERVATION']._serialized_end=2749
-  _globals['_ACTION']._serialized_start=2752
-  _globals['_ACTION']._serialized_end=2932
-  _globals['_OBSERVATION']._serialized_start=2935
-  _globals['_OBSERVATION']._serialized_end=3229
+  _globals['_GOODGEACTION']._serialized_end=302
+  _globals['_GOODGEPLAY']._serialized_start=304
+  _globals['_GOODGEPLAY']._serialized_end=374
+  _globals['_GOODGETRICK']._serialized_start=376
+  _globals['_GOODGETRICK']._serialized_end=482
+  _globals['_GOODGEBID']._serialized_start=484
+  _globals['_GOODGEBID']._serialized_end=522
+  _globals['_GOODGEOBSERVATION']._serialized_start=525
+  _globals['_GOODGEOBSERVATION']._serialized_end=1074
+  _globals['_GOLDEN10CARD']._serialized_start=1076
+  _globals['_GOLDEN10CARD']._serialized_end=1168
+  _globals['_GOLDEN10ACTION']._serialized_start=1170
+  _globals['_GOLDEN10ACTION']._serialized_end=1232
+  _globals['_GOLDEN10PLAY']._serialized_start=1234
+  _globals['_GOLDEN10PLAY']._serialized_end=1308
+  _globals['_GOLDEN10TRICK']._serialized_start=1310
+  _globals['_GOLDEN10TRICK']._serialized_end=1404
+  _globals['_GOLDEN10OBSERVATION']._serialized_start=1407
+  _globals['_GOLDEN10OBSERVATION']._serialized_end=1803
+  _globals['_GOOFCARD']._serialized_start=1805
+  _globals['_GOOFCARD']._serialized_end=1900
+  _globals['_GOOFACTION']._serialized_start=1902
+  _globals['_GOOFACTION']._serialized_end=1998
+  _globals['_GOOFPLAY']._serialized_start=2000
+  _globals['_GOOFPLAY']._serialized_end=2084
+  _globals['_GOOFTABLEAU']._serialized_start=2087
+  _globals['_GOOFTABLEAU']._serialized_end=2339
+  _globals['_GOOFPILE']._serialized_start=2341
+  _globals['_GOOFPILE']._serialized_end=2460
+  _globals['_GOOFMOVE']._serialized_start=2462
+  _globals['_GOOFMOVE']._serialized_end=2523
+  _globals['_GOOFOBSERVATION']._serialized_start=2526
+  _globals['_GOOFOBSERVATION']._serialized_end=2753
+  _globals['_ACTION']._serialized_start=2756
+  _globals['_ACTION']._serialized_end=2936
+  _globals['_OBSERVATION']._serialized_start=2939
+  _globals['_OBSERVATION']._serialized_end=3233
 # @@protoc_insertion_point(module_scope)
