@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import importlib
 import json
 import logging
 
@@ -13,21 +12,6 @@ import bots
 import games
 from arena_cli.env import add_admin_token, add_referee, env
 from bots.sdk import BotRunner, register
-
-
-def load_bot(spec: str) -> bots.Bot:
-    """A reference bot by name, or `module:Class` of the author's own."""
-    if ":" not in spec:
-        return bots.reference(spec)
-    module_name, _, class_name = spec.partition(":")
-    try:
-        cls = getattr(importlib.import_module(module_name), class_name)
-    except (ImportError, AttributeError) as error:
-        raise ValueError(f"cannot load bot {spec!r}: {error}") from None
-    if not (isinstance(cls, type) and issubclass(cls, bots.Bot)):
-        raise ValueError(f"{spec!r} is not a subclass of bots.Bot")
-    bot: bots.Bot = cls()
-    return bot
 
 
 def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -86,7 +70,7 @@ def run_bot(args: argparse.Namespace) -> int:
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    runner = BotRunner(load_bot(args.bot), args.referee, args.token, args.capacity)
+    runner = BotRunner(bots.load(args.bot), args.referee, args.token, args.capacity)
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(runner.run())
     return 0

@@ -56,7 +56,7 @@ def play(
     game: str, names: Sequence[str], seed: int, options: dict[str, object] | None = None
 ) -> PlayedGame:
     """Play one game between reference bots; seat i's bot is seeded from `seed` and i."""
-    players = [bots.reference(name, seed * 1000 + seat) for seat, name in enumerate(names)]
+    players = [bots.load(name, seed * 1000 + seat) for seat, name in enumerate(names)]
     return PlayedGame(tuple(names), play_game(game, players, seed, options))
 
 
@@ -92,7 +92,7 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.add_argument(
         "--bots",
         default="random",
-        help="comma-separated reference bots, one per seat or one for all (random, rules); default random",
+        help="comma-separated bots, one per seat or one for all: random, rules or module:Class; default random",
     )
     parser.add_argument(
         "--seed", type=int, default=1, help="seed of the deal and the bots (default 1)"

@@ -7,11 +7,13 @@ game, `rules` (a rule-based bot per game).
 
 from __future__ import annotations
 
+import importlib
+
 from bots.base import Bot, Turn
 from bots.random_bot import RandomBot
 from bots.rules import RulesBot
 
-__all__ = ["REFERENCE_BOTS", "Bot", "RandomBot", "RulesBot", "Turn", "reference"]
+__all__ = ["REFERENCE_BOTS", "Bot", "RandomBot", "RulesBot", "Turn", "load", "reference"]
 
 REFERENCE_BOTS: dict[str, type[Bot]] = {"random": RandomBot, "rules": RulesBot}
 
@@ -24,3 +26,22 @@ def reference(name: str, seed: int | None = None) -> Bot:
         raise ValueError(
             f"no reference bot called {name!r}; reference bots are: {', '.join(REFERENCE_BOTS)}"
         ) from None
+
+
+def load(spec: str, seed: int | None = None) -> Bot:
+    """A reference bot by name, or `module:Class` of an author's own Bot subclass.
+
+    The class is called with the seed as its only argument, like the
+    reference bots.
+    """
+    if ":" not in spec:
+        return reference(spec, seed)
+    module_name, _, class_name = spec.partition(":")
+    try:
+        cls = getattr(importlib.import_module(module_name), class_name)
+    except (ImportError, AttributeError) as error:
+        raise ValueError(f"cannot load bot {spec!r}: {error}") from None
+    if not (isinstance(cls, type) and issubclass(cls, Bot)):
+        raise ValueError(f"{spec!r} is not a subclass of bots.Bot")
+    bot: Bot = cls(seed)
+    return bot

@@ -10,9 +10,10 @@
     run(First(), "127.0.0.1:50051", token)
 
 `run` holds one session stream, answers Act requests for up to `capacity`
-matches at once (each `act` call runs in a worker thread, so a slow bot does
-not hold up its other matches), and reconnects with exponential back-off when
-the stream drops. A bad token stops it at once.
+matches at once, and reconnects with exponential back-off when the stream
+drops. A bad token stops it at once. `act` runs on the event loop: Python
+bots gain nothing from threads, and a thread hand-off per move would cost
+more than a simple bot's whole answer.
 """
 
 from __future__ import annotations
@@ -150,14 +151,11 @@ class BotRunner:
             stream = pb_grpc.BotServiceStub(chan).Session(requests(), metadata=metadata(self.token))
             stopper = asyncio.create_task(self._stop.wait())
             stopper.add_done_callback(lambda _: stream.cancel())
-            pending: set[asyncio.Task[None]] = set()
             try:
                 async for message in stream:
                     self._seen(message)
                     if message.WhichOneof("kind") == "act":
-                        task = asyncio.create_task(self._answer(message.act, outgoing))
-                        pending.add(task)
-                        task.add_done_callback(pending.discard)
+                        outgoing.put_nowait(self._answer(message.act))
             except grpc.aio.AioRpcError as error:
                 if error.code() == grpc.StatusCode.UNAUTHENTICATED:
                     raise AuthError(error.details() or "bad token") from None
@@ -166,8 +164,6 @@ class BotRunner:
             finally:
                 stopper.cancel()
                 outgoing.put_nowait(None)
-                for task in pending:
-                    task.cancel()
 
     def _seen(self, message: pb.RefereeMessage) -> None:
         kind = message.WhichOneof("kind")
@@ -186,18 +182,18 @@ class BotRunner:
         if self._on_message is not None:
             self._on_message(message)
 
-    async def _answer(self, act: pb.Act, outgoing: asyncio.Queue[pb.BotMessage | None]) -> None:
+    def _answer(self, act: pb.Act) -> pb.BotMessage:
         turn = turn_from(act)
         try:
-            choice = await asyncio.to_thread(self.bot.act, turn)
+            choice = self.bot.act(turn)
         except Exception:
             log.exception(
                 "bot raised on %s seat %d; answering the first legal action", act.match_id, act.seat
             )
             choice = turn.legal[0]
-        answer = pb.Answer(request_id=act.request_id, action=cards.Action(text=str(choice)))
-        outgoing.put_nowait(pb.BotMessage(answer=answer))
         self.stats.answered += 1
+        answer = pb.Answer(request_id=act.request_id, action=cards.Action(text=str(choice)))
+        return pb.BotMessage(answer=answer)
 
 
 def run(bot: Bot, address: str, token: str, capacity: int = 1) -> None:

@@ -3,12 +3,17 @@
 Cards and actions travel typed (and with their notation in `text`); each
 observation travels as the game's typed message plus the engine's JSON, so
 the Python SDK hands bots exactly what `arena play` hands them.
+
+Building messages is the referee's hot path, so cards, plays and actions are
+built once per notation and cached: the cached messages are shared and must
+not be modified (assigning one into a field copies it).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
+from functools import cache
 from typing import Any
 
 import games
@@ -60,6 +65,7 @@ def registration_problem(name: str, version: str, game_names: list[str]) -> str 
 # Cards
 
 
+@cache
 def goodge_card(text: str) -> cards.GoodgeCard:
     """A Goodge card from its notation (`10S`, `CR`)."""
     if text == "CR":
@@ -67,11 +73,13 @@ def goodge_card(text: str) -> cards.GoodgeCard:
     return cards.GoodgeCard(suit=GOODGE_SUITS[text[-1]], rank=int(text[:-1]), text=text)
 
 
+@cache
 def golden10_card(text: str) -> cards.Golden10Card:
     """A Golden 10 card from its notation (`14R`)."""
     return cards.Golden10Card(colour=GOLDEN10_COLOURS[text[-1]], rank=int(text[:-1]), text=text)
 
 
+@cache
 def goof_card(text: str, owner: int | None = None) -> cards.GoofCard:
     """A Goof card from `7H@2` (or `7H` and its owner)."""
     face, _, owned = text.partition("@")
@@ -81,6 +89,18 @@ def goof_card(text: str, owner: int | None = None) -> cards.GoofCard:
     return cards.GoofCard(suit=GOOF_SUITS[face[-1]], rank=rank, owner=seat, text=f"{face}@{seat}")
 
 
+@cache
+def goodge_play(seat: int, text: str) -> cards.GoodgePlay:
+    """One card played to a Goodge trick."""
+    return cards.GoodgePlay(seat=seat, card=goodge_card(text))
+
+
+@cache
+def golden10_play(seat: int, text: str) -> cards.Golden10Play:
+    """One card played to a Golden 10 trick."""
+    return cards.Golden10Play(seat=seat, card=golden10_card(text))
+
+
 def _optional_goof_card(text: str | None) -> cards.GoofCard | None:
     return goof_card(text) if text else None
 
@@ -88,6 +108,7 @@ def _optional_goof_card(text: str | None) -> cards.GoofCard | None:
 # Actions
 
 
+@cache
 def action_message(game: str, text: str, seat: int) -> cards.Action:
     """The typed action for notation `text`, played by `seat`."""
     if game == "goodge":
@@ -159,7 +180,7 @@ def _goodge_trick(
 ) -> cards.GoodgeTrick:
     return cards.GoodgeTrick(
         leader=leader,
-        plays=[cards.GoodgePlay(seat=seat, card=goodge_card(card)) for seat, card in plays],
+        plays=[goodge_play(seat, card) for seat, card in plays],
         winner=-1 if trick is None else trick["winner"],
         points=0 if trick is None else trick["points"],
     )
@@ -199,7 +220,7 @@ def _golden10_trick(
 ) -> cards.Golden10Trick:
     return cards.Golden10Trick(
         leader=leader,
-        plays=[cards.Golden10Play(seat=seat, card=golden10_card(card)) for seat, card in plays],
+        plays=[golden10_play(seat, card) for seat, card in plays],
         winner=winner,
     )
 

@@ -1,0 +1,91 @@
+"""A bare grpc.aio bidirectional-stream ping-pong: the referee benchmark's baseline.
+
+    python bench/pingpong.py serve PORT
+    python bench/pingpong.py client PORT STREAMS SIZE SECONDS   -> {"roundtrips_per_s": ...}
+
+The server sends SIZE bytes, the client answers with a few bytes, one
+exchange in flight per stream, like a referee asking a bot for a move. Uses
+generic handlers with raw bytes, so it needs no generated code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from collections.abc import AsyncIterator
+
+import grpc
+
+METHOD = "/bench.PingPong/Stream"
+
+
+def _identity(data: bytes) -> bytes:
+    return data
+
+
+async def serve(port: int) -> None:
+    """Serve ping-pong streams until killed."""
+    server = grpc.aio.server()
+
+    async def stream(
+        requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext[bytes, bytes]
+    ) -> AsyncIterator[bytes]:
+        size = 0
+        async for request in requests:
+            size = size or int(request.decode())
+            yield b"x" * size
+
+    handler = grpc.method_handlers_generic_handler(
+        "bench.PingPong",
+        {
+            "Stream": grpc.stream_stream_rpc_method_handler(
+                stream, request_deserializer=_identity, response_serializer=_identity
+            )
+        },
+    )
+    server.add_generic_rpc_handlers((handler,))
+    server.add_insecure_port(f"127.0.0.1:{port}")
+    await server.start()
+    await server.wait_for_termination()
+
+
+async def client(port: int, streams: int, size: int, seconds: float) -> float:
+    """Round trips per second over `streams` concurrent streams."""
+    count = 0
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as chan:
+        await chan.channel_ready()
+        method = chan.stream_stream(
+            METHOD, request_serializer=_identity, response_deserializer=_identity
+        )
+        deadline = time.monotonic() + seconds
+
+        async def one() -> None:
+            nonlocal count
+            call = method()
+            await call.write(str(size).encode())
+            while time.monotonic() < deadline:
+                await call.read()
+                await call.write(b"ok")
+                count += 1
+            await call.done_writing()
+
+        start = time.monotonic()
+        await asyncio.gather(*(one() for _ in range(streams)))
+        return count / (time.monotonic() - start)
+
+
+def main() -> None:
+    """Dispatch on the first argument."""
+    mode, port = sys.argv[1], int(sys.argv[2])
+    if mode == "serve":
+        asyncio.run(serve(port))
+    else:
+        streams, size, seconds = int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])
+        rate = asyncio.run(client(port, streams, size, seconds))
+        print(json.dumps({"roundtrips_per_s": rate}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,233 @@
+"""Referee throughput: concurrent matches of `random` bots in separate processes.
+
+Prints one JSON line:
+{"moves_per_s", "p50_ms", "p99_ms", "baseline_roundtrips_per_s", "ratio", ...}
+where the baseline is a bare grpc.aio bidirectional-stream ping-pong with the
+same message size and the same number of concurrent streams, measured in the
+same run (server and client in their own processes), and
+ratio = moves_per_s / baseline_roundtrips_per_s.
+
+    python bench/referee.py [--matches 8] [--game goodge] [--seconds 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from bench.processes import free_port, processes, spawn, wait_serving
+from bots.sdk import channel, register
+from cardarena_api.v1 import arena_pb2 as pb
+from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
+
+PINGPONG = Path(__file__).with_name("pingpong.py")
+
+
+async def play_matches(
+    address: str, bot_ids: list[str], matches: int, game: str, players: int, seconds: float
+) -> dict[str, Any]:
+    """Keep `matches` matches running for about `seconds`; moves, latencies and sizes."""
+    latencies: list[float] = []
+    moves = 0
+    finished = 0
+    async with channel(address) as chan:
+        stub = pb_grpc.RefereeServiceStub(chan)
+        deadline = time.monotonic() + seconds
+
+        async def slot(number: int) -> None:
+            nonlocal moves, finished
+            round_number = 0
+            while time.monotonic() < deadline:
+                seats = [bot_ids[(number + offset) % len(bot_ids)] for offset in range(players)]
+                match_id = f"bench-{uuid.uuid4().hex}"
+                request = pb.StartMatchRequest(
+                    match_id=match_id,
+                    game=game,
+                    players=players,
+                    bot_ids=seats,
+                    seed=number * 1000 + round_number,
+                    deadline_ms=1000,
+                )
+                await stub.StartMatch(request, timeout=30)
+                match = await stub.GetMatch(pb.GetMatchRequest(match_id=match_id, wait=True))
+                assert match.status == "finished", match.reason
+                # Latencies come from the stored events, so measuring adds no traffic.
+                replay = await stub.GetReplay(pb.GetMatchRequest(match_id=match_id))
+                for game_replay in replay.games:
+                    for event in json.loads(game_replay.events_json):
+                        if event["type"] == "action" and event["ms"] is not None:
+                            latencies.append(event["ms"])
+                            moves += 1
+                finished += 1
+                round_number += 1
+
+        start = time.monotonic()
+        await asyncio.gather(*(slot(number) for number in range(matches)))
+        elapsed = time.monotonic() - start
+    latencies.sort()
+    return {
+        "moves": moves,
+        "elapsed_s": elapsed,
+        "matches_finished": finished,
+        "p50_ms": statistics.median(latencies),
+        "p99_ms": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))],
+    }
+
+
+def act_size(game: str, players: int) -> int:
+    """The mean size in bytes of an Act message of `game`, from a local game."""
+    import games
+    from referee import wire
+    from referee.channels import ActRequest
+
+    spec = games.get(game)
+    state = spec.new_game(players, 1)
+    sizes = []
+    while not state.is_over() and len(sizes) < 400:
+        seat = state.to_act()[0]
+        legal = tuple(str(a) for a in state.legal_actions(seat))
+        request = ActRequest(
+            uuid.uuid4().hex,
+            uuid.uuid4().hex,
+            0,
+            game,
+            seat,
+            players,
+            state.observation(seat),
+            legal,
+            1000,
+            5000,
+        )
+        sizes.append(wire.referee_message(request).ByteSize())
+        state.apply(seat, legal[0])
+    return int(statistics.mean(sizes))
+
+
+def baseline(streams: int, size: int, seconds: float, workdir: Path) -> float:
+    """Round trips per second of the bare ping-pong."""
+    port = free_port()
+    with processes() as started:
+        server = subprocess.Popen(
+            [sys.executable, str(PINGPONG), "serve", str(port)],
+            stderr=(workdir / "pingpong-server.log").open("wb"),
+        )
+        started.append(server)
+        done = subprocess.run(
+            [
+                sys.executable,
+                str(PINGPONG),
+                "client",
+                str(port),
+                str(streams),
+                str(size),
+                str(seconds),
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    rate: float = json.loads(done.stdout)["roundtrips_per_s"]
+    return rate
+
+
+async def register_bots(address: str, count: int) -> list[tuple[str, str]]:
+    """Register `count` bots; their ids and tokens."""
+    bots = []
+    for number in range(count):
+        reply = await register(
+            address, f"bench-{number}-{uuid.uuid4().hex[:6]}", "1", ["goodge", "golden10", "goof"]
+        )
+        bots.append((reply.bot_id, reply.token))
+    return bots
+
+
+def main() -> None:
+    """Print the JSON line."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--matches", type=int, default=8, help="concurrent matches (default 8)")
+    parser.add_argument("--game", default="goodge", help="game (default goodge)")
+    parser.add_argument("--players", type=int, default=4, help="seats per match (default 4)")
+    parser.add_argument("--bots", type=int, default=8, help="bot processes (default 8)")
+    parser.add_argument(
+        "--seconds", type=float, default=10.0, help="how long to keep matches going"
+    )
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp, processes() as started:
+        workdir = Path(tmp)
+        port = free_port()
+        address = f"127.0.0.1:{port}"
+        started.append(
+            spawn(
+                [
+                    "referee",
+                    "--listen",
+                    address,
+                    "--db",
+                    f"sqlite:///{workdir / 'bench.db'}",
+                    "--metrics-port",
+                    "0",
+                ],
+                workdir / "referee.log",
+            )
+        )
+        wait_serving(address)
+        bots = asyncio.run(register_bots(address, args.bots))
+        for number, (_, token) in enumerate(bots):
+            started.append(
+                spawn(
+                    [
+                        "bot",
+                        "run",
+                        "random",
+                        "--token",
+                        token,
+                        "--referee",
+                        address,
+                        "--capacity",
+                        str(args.matches),
+                    ],
+                    workdir / f"bot-{number}.log",
+                )
+            )
+        time.sleep(1.0)
+        measured = asyncio.run(
+            play_matches(
+                address,
+                [bot_id for bot_id, _ in bots],
+                args.matches,
+                args.game,
+                args.players,
+                args.seconds,
+            )
+        )
+        size = act_size(args.game, args.players)
+        rate = baseline(args.matches, size, min(args.seconds, 5.0), workdir)
+    moves_per_s = measured["moves"] / measured["elapsed_s"]
+    print(
+        json.dumps(
+            {
+                "moves_per_s": round(moves_per_s, 1),
+                "p50_ms": round(measured["p50_ms"], 3),
+                "p99_ms": round(measured["p99_ms"], 3),
+                "baseline_roundtrips_per_s": round(rate, 1),
+                "ratio": round(moves_per_s / rate, 3),
+                "matches": args.matches,
+                "matches_finished": measured["matches_finished"],
+                "game": args.game,
+                "act_bytes": size,
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
