@@ -64,6 +64,9 @@ class MatchManager:
         self._busy: Counter[str] = Counter()
         self._slots_changed = asyncio.Event()
         self._stopping = False
+        # One start at a time: concurrent StartMatch calls with one id must not
+        # both insert the match (IntegrityError) nor both restart an aborted one.
+        self._starting = asyncio.Lock()
 
     def running(self) -> list[str]:
         """Ids of the matches being played now."""
@@ -74,15 +77,16 @@ class MatchManager:
         if self._stopping:
             raise BadMatch("the referee is shutting down")
         await asyncio.to_thread(self._check, request)
-        match, created = await asyncio.to_thread(self._store.create_match, request)
-        if not created and match.status == "aborted" and request.id not in self._tasks:
-            match = await asyncio.to_thread(self._store.restart_match, request.id)
-            created = True
-        if created:
-            self._events[request.id] = []
-            self._tasks[request.id] = asyncio.create_task(
-                self._run(request), name=f"match {request.id}"
-            )
+        async with self._starting:
+            match, created = await asyncio.to_thread(self._store.create_match, request)
+            if not created and match.status == "aborted" and request.id not in self._tasks:
+                match = await asyncio.to_thread(self._store.restart_match, request.id)
+                created = True
+            if created:
+                self._events[request.id] = []
+                self._tasks[request.id] = asyncio.create_task(
+                    self._run(request), name=f"match {request.id}"
+                )
         return match
 
     def _check(self, request: MatchRequest) -> None:

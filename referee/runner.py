@@ -180,7 +180,7 @@ class MatchRunner:
                     self.request.id,
                     index,
                     seat,
-                    {"seats": list(seats), "options": self.options},
+                    {"game": self.request.game, "seats": list(seats), "options": self.options},
                 )
             )
         while not state.is_over():

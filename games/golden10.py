@@ -1,0 +1,444 @@
+"""Golden 10: a trick-avoidance game for 3 to 7 players (docs/rules/golden10.md).
+
+The deck is 56 cards: four colours, R (red), Y (yellow), B (black) and
+G (green), ranks 1 to 14, 14 high. A card's id and its action notation are
+the same text: the rank then the colour, ``"1R"`` .. ``"14R"``, ``"10Y"``.
+The only actions are cards.
+
+Each round the dealer deals ``56 // players`` cards to every seat, one at a
+time starting left of the dealer; the ``56 % players`` cards left over lie
+aside face down and go, still unseen, to whoever wins the first trick. The
+seat left of the dealer leads; the others follow the led colour if they can;
+the highest card of the led colour wins and leads next. Red cards cost
+points (1 each, red 5 costs 5 and red 10 costs 10); taking the yellow 10
+takes 10 off. After the last round the lowest total wins.
+
+``deal`` (for ``new_game``) fixes the first round's cards::
+
+    {"hands": [["3R", "14Y", ...], ...],   # one list per seat, 56 // players each
+     "left_over": ["7G", ...],            # the 56 % players cards set aside
+     "dealer": 2}                         # optional; else drawn from the seed
+
+Later rounds are shuffled from the game's seeded RNG.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Final
+
+from games.core import (
+    JSON,
+    Action,
+    ActionTable,
+    GameLog,
+    GameSpec,
+    IllegalAction,
+    OptionSpec,
+    Result,
+    choice_option,
+    int_option,
+    rank_scores,
+)
+
+COLOURS: Final = "RYBG"
+COLOUR_NAMES: Final = ("red", "yellow", "black", "green")
+RANKS: Final = 14
+DECK_SIZE: Final = len(COLOURS) * RANKS
+
+
+class Card(Action):
+    """One Golden 10 card, numbered colour * 14 + rank - 1; prints as ``"10Y"``."""
+
+    __slots__ = ()
+
+
+TABLE: Final = ActionTable(Card, [f"{rank}{colour}" for colour in COLOURS for rank in range(1, 15)])
+CARDS: Final = TABLE.actions
+
+_RED_5: Final = 4
+_RED_10: Final = 9
+_YELLOW_10: Final = RANKS + 9
+_RED_MASK: Final = (1 << RANKS) - 1
+_COLOUR_MASK: Final = tuple(_RED_MASK << (RANKS * colour) for colour in range(len(COLOURS)))
+_COLOUR_OF: Final = tuple(card // RANKS for card in range(DECK_SIZE))
+_BIT: Final = tuple(1 << card for card in range(DECK_SIZE))
+_CHUNK: Final = 7
+"""Hands are split into 7-bit chunks (two per colour) to turn masks into card lists."""
+_CHUNK_CARDS: Final[tuple[tuple[list[Action], ...], ...]] = tuple(
+    tuple(
+        [CARDS[base + bit] for bit in range(_CHUNK) if low >> bit & 1] for low in range(1 << _CHUNK)
+    )
+    for base in range(0, DECK_SIZE, _CHUNK)
+)
+_CHUNK_LOW: Final = (1 << _CHUNK) - 1
+
+SPEC_NAME: Final = "golden10"
+
+
+def red_points(cards: int) -> int:
+    """The red points in a set of cards given as a bitmask (27 for all reds)."""
+    red = cards & _RED_MASK
+    return red.bit_count() + (4 if red >> _RED_5 & 1 else 0) + (9 if red >> _RED_10 & 1 else 0)
+
+
+def _cards_of(mask: int) -> list[Action]:
+    """The cards of a bitmask, in deck order (by colour, then rank)."""
+    cards: list[Action] = []
+    chunk = 0
+    while mask:
+        cards += _CHUNK_CARDS[chunk][mask & _CHUNK_LOW]
+        mask >>= _CHUNK
+        chunk += 1
+    return cards
+
+
+def _names(mask: int) -> list[str]:
+    return [Card.NAMES[card] for card in _cards_of(mask)]
+
+
+class Golden10State:
+    """A game of Golden 10 in progress; see the module docstring and `games.core.State`."""
+
+    def __init__(
+        self, players: int, seed: int, options: Mapping[str, object], deal: object
+    ) -> None:
+        self.spec = SPEC
+        self.players = players
+        self.seed = seed
+        self.options = options
+        rounds = options["rounds"]
+        assert isinstance(rounds, int)
+        self._rounds = rounds
+        self._floor_per_round = options["yellow10_floor"] == "round"
+        self._rng = random.Random(seed)
+        self._deal_log: JSON = None
+        self._log: list[tuple[int, int]] = []
+        self._totals = [0] * players
+        self._last_round: dict[str, JSON] | None = None
+        self._over = False
+        self._round = 1
+        self._dealer = self._rng.randrange(players)
+        if deal is not None:
+            hands, left_over, dealer = _read_deal(deal, players)
+            if dealer is not None:
+                self._dealer = dealer
+            self._deal_log = {
+                "hands": [_names(hand) for hand in hands],
+                "left_over": _names(left_over),
+                "dealer": self._dealer,
+            }
+            self._start_round(hands, left_over)
+        else:
+            self._deal_round()
+
+    # -- set-up ---------------------------------------------------------------
+
+    def _deal_round(self) -> None:
+        """Shuffle and deal one card at a time, starting left of the dealer."""
+        players = self.players
+        deck = list(range(DECK_SIZE))
+        self._rng.shuffle(deck)
+        dealt = DECK_SIZE // players * players
+        hands = [0] * players
+        for offset in range(players):
+            # The offset-th seat from the dealer's left gets every players-th card.
+            hands[(self._dealer + 1 + offset) % players] = sum(
+                [_BIT[card] for card in deck[offset:dealt:players]]
+            )
+        self._start_round(hands, sum([_BIT[card] for card in deck[dealt:]]))
+
+    def _start_round(self, hands: list[int], left_over: int) -> None:
+        self._hands = hands
+        self._left_over = left_over
+        self._set_aside = left_over
+        self._left_over_taker: int | None = None
+        self._won = [0] * self.players
+        self._round_start = len(self._log)
+        self._trick_winners: list[int] = []
+        self._trick = 0
+        self._count = 0
+        self._led = 0
+        self._best = 0
+        self._winner = 0
+        self._turn = (self._dealer + 1) % self.players
+
+    # -- the State protocol ---------------------------------------------------
+
+    @property
+    def round(self) -> int:
+        """The number of the current round, from 1 (the last one once over)."""
+        return self._round
+
+    def to_act(self) -> tuple[int, ...]:
+        """The one seat that must play a card now; empty once the game is over."""
+        return () if self._over else (self._turn,)
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """The cards `seat` may play now: the led colour if it holds any, else any card."""
+        if seat != self._turn or self._over:
+            return []
+        hand = self._hands[seat]
+        if self._count:
+            led = self._led
+            follow = hand >> (RANKS * led) & _RED_MASK
+            if follow:
+                table = _CHUNK_CARDS
+                return table[2 * led][follow & _CHUNK_LOW] + table[2 * led + 1][follow >> _CHUNK]
+        return _cards_of(hand)
+
+    def apply(self, seat: int, action: Action | int | str) -> None:
+        """Play one card for `seat`; raises IllegalAction if the rules forbid it."""
+        card = action if action.__class__ is Card else TABLE.coerce(action)
+        if seat != self._turn or self._over:
+            raise IllegalAction(self._turn_message(seat))
+        hand = self._hands[seat]
+        bit = _BIT[card]
+        if not hand & bit:
+            raise IllegalAction(f"seat {seat} does not hold {card}; {self._legal_text(seat)}")
+        colour = _COLOUR_OF[card]
+        if self._count:
+            if colour != self._led:
+                if hand & _COLOUR_MASK[self._led]:
+                    raise IllegalAction(
+                        f"seat {seat} must follow {COLOUR_NAMES[self._led]}; "
+                        + self._legal_text(seat)
+                    )
+            elif card > self._best:
+                self._best = card
+                self._winner = seat
+        else:
+            self._led = colour
+            self._best = card
+            self._winner = seat
+        self._hands[seat] = hand ^ bit
+        self._trick |= bit
+        self._log.append((seat, card))
+        self._count += 1
+        if self._count < self.players:
+            self._turn = seat + 1 if seat + 1 < self.players else 0
+        else:
+            self._end_trick()
+
+    def _end_trick(self) -> None:
+        winner = self._winner
+        self._won[winner] |= self._trick
+        if self._left_over_taker is None:
+            self._won[winner] |= self._left_over
+            self._left_over = 0
+            self._left_over_taker = winner
+        self._trick_winners.append(winner)
+        self._trick = 0
+        self._count = 0
+        self._turn = winner
+        if not self._hands[winner]:
+            self._end_round()
+
+    def _end_round(self) -> None:
+        change = [0] * self.players
+        points = [red_points(won) for won in self._won]
+        yellow10 = next(seat for seat, won in enumerate(self._won) if won >> _YELLOW_10 & 1)
+        for seat in range(self.players):
+            score = points[seat] - (10 if seat == yellow10 else 0)
+            before = self._totals[seat]
+            if self._floor_per_round:
+                self._totals[seat] = before + max(0, score)
+            else:
+                self._totals[seat] = max(0, before + score)
+            change[seat] = self._totals[seat] - before
+        self._last_round = {
+            "round": self._round,
+            "red_points": points,
+            "yellow10": yellow10,
+            "score_change": change,
+            "scores": list(self._totals),
+        }
+        if self._round >= self._rounds:
+            self._over = True
+            return
+        self._round += 1
+        self._dealer = (self._dealer + 1) % self.players
+        self._deal_round()
+
+    def observation(self, seat: int) -> dict[str, JSON]:
+        """What `seat` knows: its hand, this round's tricks so far, everyone's scores.
+
+        The set-aside cards appear only as a count and the seat that took them.
+        """
+        players = self.players
+        moves = self._log[self._round_start :]
+        tricks: list[JSON] = []
+        taken_points = [0] * players
+        yellow10_taken_by: int | None = None
+        for number, winner in enumerate(self._trick_winners):
+            plays = moves[number * players : (number + 1) * players]
+            tricks.append(
+                {
+                    "leader": plays[0][0],
+                    "cards": [[who, Card.NAMES[card]] for who, card in plays],
+                    "winner": winner,
+                }
+            )
+            played = sum(_BIT[card] for _, card in plays)
+            taken_points[winner] += red_points(played)
+            if played >> _YELLOW_10 & 1:
+                yellow10_taken_by = winner
+        current = moves[len(self._trick_winners) * players :]
+        return {
+            "game": SPEC_NAME,
+            "seat": seat,
+            "players": players,
+            "round": self._round,
+            "rounds": self._rounds,
+            "yellow10_floor": "round" if self._floor_per_round else "game",
+            "dealer": self._dealer,
+            "scores": list(self._totals),
+            "phase": "over" if self._over else "play",
+            "to_act": None if self._over else self._turn,
+            "hand": _names(self._hands[seat]),
+            "hand_sizes": [hand.bit_count() for hand in self._hands],
+            "led_colour": COLOURS[self._led] if current else None,
+            "trick": [[who, Card.NAMES[card]] for who, card in current],
+            "tricks": tricks,
+            "red_points_taken": taken_points,
+            "yellow10_taken_by": yellow10_taken_by,
+            "left_over_count": DECK_SIZE % players,
+            "left_over_taker": self._left_over_taker,
+            "last_round": self._last_round_copy(),
+        }
+
+    def _last_round_copy(self) -> dict[str, JSON] | None:
+        if self._last_round is None:
+            return None
+        return {
+            key: list(value) if isinstance(value, list) else value
+            for key, value in self._last_round.items()
+        }
+
+    def is_over(self) -> bool:
+        """True once the last round has been scored."""
+        return self._over
+
+    def result(self) -> Result:
+        """Totals and ranks (lowest total is rank 1; equal totals share a rank)."""
+        if not self._over:
+            raise ValueError("the game is not over yet")
+        scores = tuple(self._totals)
+        return Result(scores=scores, ranks=rank_scores(scores, higher_is_better=False))
+
+    def log(self) -> GameLog:
+        """The event log from which `games.replay` rebuilds this state."""
+        return GameLog(
+            game=SPEC_NAME,
+            players=self.players,
+            seed=self.seed,
+            options=dict(self.options),
+            deal=self._deal_log,
+            moves=[[seat, Card.NAMES[card]] for seat, card in self._log],
+        )
+
+    def zones(self) -> dict[str, list[str]]:
+        """Every card's place: each seat's hand and won pile, the trick, the set-aside cards."""
+        zones: dict[str, list[str]] = {}
+        for seat, hand in enumerate(self._hands):
+            zones[f"hand:{seat}"] = _names(hand)
+        zones["left_over"] = _names(self._left_over)
+        zones["trick"] = _names(self._trick)
+        for seat, won in enumerate(self._won):
+            zones[f"won:{seat}"] = _names(won)
+        return zones
+
+    def hidden_cards(self, seat: int) -> set[str]:
+        """Others' hands, and the set-aside cards until the round's end scores them."""
+        hidden = 0
+        for other, hand in enumerate(self._hands):
+            if other != seat:
+                hidden |= hand
+        if not self._over:
+            # Once taken, the set-aside cards still lie unseen in the first trick winner's pile.
+            hidden |= self._set_aside
+        return set(_names(hidden))
+
+    # -- messages ---------------------------------------------------------------
+
+    def _turn_message(self, seat: int) -> str:
+        if self._over:
+            return "the game is over; nobody may act"
+        if not 0 <= seat < self.players:
+            return f"there is no seat {seat}; seats are 0..{self.players - 1}"
+        return f"it is seat {self._turn}'s turn, not seat {seat}'s"
+
+    def _legal_text(self, seat: int) -> str:
+        return "legal: " + ", ".join(str(card) for card in self.legal_actions(seat))
+
+
+def _read_deal(deal: object, players: int) -> tuple[list[int], int, int | None]:
+    """Check a `deal` dict and return the hands and set-aside cards as bitmasks."""
+    if not isinstance(deal, Mapping):
+        raise ValueError(f"deal must be a dict with 'hands' and 'left_over', got {deal!r}")
+    unknown = set(deal) - {"hands", "left_over", "dealer"}
+    if unknown:
+        raise ValueError(f"deal has unknown keys {sorted(unknown)}; keys: hands, left_over, dealer")
+    hands_in = deal.get("hands")
+    if not isinstance(hands_in, list) or len(hands_in) != players:
+        raise ValueError(f"deal['hands'] must be a list of {players} hands")
+    size = DECK_SIZE // players
+    seen = 0
+
+    def mask_of(cards: object, where: str, count: int) -> int:
+        nonlocal seen
+        if not isinstance(cards, list) or len(cards) != count:
+            raise ValueError(f"{where} must be a list of {count} cards, got {cards!r}")
+        mask = 0
+        for name in cards:
+            if not isinstance(name, str) or name.strip() not in Card.NAMES:
+                raise ValueError(f"{where}: {name!r} is not a Golden 10 card")
+            bit = _BIT[TABLE.parse(name)]
+            if seen & bit:
+                raise ValueError(f"{where}: card {name.strip()} is dealt twice")
+            seen |= bit
+            mask |= bit
+        return mask
+
+    hands = [mask_of(hand, f"hand of seat {seat}", size) for seat, hand in enumerate(hands_in)]
+    left_over = mask_of(deal.get("left_over", []), "left_over", DECK_SIZE % players)
+    dealer = deal.get("dealer")
+    if dealer is not None and (
+        isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < players
+    ):
+        raise ValueError(f"deal['dealer'] must be a seat 0..{players - 1}, got {dealer!r}")
+    return hands, left_over, dealer
+
+
+def new_game(
+    players: int,
+    seed: int,
+    options: Mapping[str, object] | None = None,
+    deal: object = None,
+) -> Golden10State:
+    """Start a game of Golden 10; `deal` fixes the first round (module docstring)."""
+    SPEC.check_players(players)
+    return Golden10State(players, seed, SPEC.resolve_options(options, players), deal)
+
+
+SPEC: Final = GameSpec(
+    name=SPEC_NAME,
+    title="Golden 10",
+    min_players=3,
+    max_players=7,
+    options=(
+        OptionSpec("rounds", 6, "number of rounds played", int_option(1, 100)),
+        OptionSpec(
+            "yellow10_floor",
+            "round",
+            "where the yellow 10's -10 stops at 0: 'round' (the round's score) "
+            "or 'game' (the running total)",
+            choice_option("round", "game"),
+        ),
+    ),
+    simultaneous=False,
+    higher_is_better=False,
+    new_game=new_game,
+    parse_action=TABLE.parse,
+)

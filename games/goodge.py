@@ -1,0 +1,639 @@
+"""The Goodge Rules: bid for points, take the Stash, name trump, play tricks.
+
+Cards are small ints: suit * 10 + (rank - 1) for the five suits S, D, R, H, C
+(0..49) and 50 for the Crown. A hand is a 51-bit mask, so following suit is a
+mask intersection and the legal-action lists come from per-suit tables.
+
+Actions (`str(action)` is the notation): a card id (`1S` .. `10C`, `CR`) is a
+discard in the discard phase and a play in the trick phase; `bid:50` ..
+`bid:250` in steps of 5; `pass`; `trump:S` .. `trump:C`.
+
+`deal` (fixes the first round only; later rounds are shuffled from the RNG)::
+
+    {"hands": [[card ids of seat 0], [seat 1], ...],   # 16 each (3 players), 12 (4)
+     "stash": [3 card ids],
+     "dealer": 2}                                       # optional; else drawn
+
+Every one of the 51 cards must appear exactly once across hands and stash.
+The first dealer is always drawn from the RNG (so the RNG stream does not
+depend on the deal) and then replaced by `deal["dealer"]` when given.
+
+Decisions where the rules leave room (see docs/rules/goodge.md):
+- `all_pass="redeal"`: nobody scores, the round counts toward `max_rounds`,
+  and the next round is dealt by the next seat, as after any round.
+- Once the game is over every card is turned face up: nothing is hidden.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from games.core import (
+    JSON,
+    Action,
+    ActionTable,
+    GameLog,
+    GameSpec,
+    IllegalAction,
+    OptionSpec,
+    Result,
+    bool_option,
+    choice_option,
+    int_option,
+    rank_scores,
+)
+
+SUITS = "SDRHC"
+SUIT_NAMES = ("Spades", "Diamonds", "Stars", "Hearts", "Clubs")
+CROWN = 50
+DECK_SIZE = 51
+STASH_SIZE = 3
+TARGET = 500
+TOTAL_POINTS = 250
+MIN_BID = 50
+BID_STEP = 5
+
+CARD_NAMES: tuple[str, ...] = (
+    *(f"{rank}{suit}" for suit in SUITS for rank in range(1, 11)),
+    "CR",
+)
+BID_VALUES: tuple[int, ...] = tuple(range(MIN_BID, TOTAL_POINTS + 1, BID_STEP))
+
+FIRST_BID = DECK_SIZE
+PASS = FIRST_BID + len(BID_VALUES)
+FIRST_TRUMP = PASS + 1
+
+
+class GoodgeAction(Action):
+    """One Goodge action: a card (discard or play), a bid, `pass` or a trump."""
+
+    __slots__ = ()
+
+
+TABLE = ActionTable(
+    GoodgeAction,
+    [
+        *CARD_NAMES,
+        *(f"bid:{value}" for value in BID_VALUES),
+        "pass",
+        *(f"trump:{s}" for s in SUITS),
+    ],
+)
+_A = TABLE.actions
+
+# Phases, as small ints for the hot path; PHASE_NAMES gives the observation text.
+BID, DISCARD, TRUMP, PLAY, OVER = range(5)
+PHASE_NAMES = ("bid", "discard", "trump", "play", "over")
+
+CROWN_BIT = 1 << CROWN
+ANY_CARD = (1 << DECK_SIZE) - 1
+SUIT_MASKS: tuple[int, ...] = tuple(0x3FF << (10 * suit) for suit in range(5))
+SUIT_OF: tuple[int, ...] = (*(card // 10 for card in range(CROWN)), -1)
+RANK_OF: tuple[int, ...] = (*(card % 10 + 1 for card in range(CROWN)), 0)
+POINTS: tuple[int, ...] = (*({1: 20, 5: 15, 10: 10}.get(r, 0) for r in RANK_OF[:CROWN]), 25)
+# Strength inside a suit (higher wins); the Crown never needs one.
+STRENGTH_ONE_HIGH: tuple[int, ...] = (*(10 if r == 1 else r - 1 for r in RANK_OF[:CROWN]), 0)
+STRENGTH_TEN_HIGH: tuple[int, ...] = RANK_OF
+# For each suit and each 10-bit pattern of that suit's cards: the card actions.
+_SUIT_ACTIONS: tuple[tuple[tuple[Action, ...], ...], ...] = tuple(
+    tuple(tuple(_A[10 * suit + i] for i in range(10) if bits >> i & 1) for bits in range(1024))
+    for suit in range(5)
+)
+# Legal bidding lists, by the index of the lowest bid allowed (len(BID_VALUES): only pass).
+_BID_LISTS: tuple[tuple[Action, ...], ...] = tuple(
+    (*_A[FIRST_BID + low : PASS], _A[PASS]) for low in range(len(BID_VALUES) + 1)
+)
+_TRUMP_LIST: tuple[Action, ...] = _A[FIRST_TRUMP : FIRST_TRUMP + 5]
+_S0, _S1, _S2, _S3, _S4 = _SUIT_ACTIONS
+_SEAT_TUPLES: tuple[tuple[int], ...] = tuple((seat,) for seat in range(8))
+
+assert sum(POINTS) == TOTAL_POINTS
+
+
+def _card_actions(mask: int) -> list[Action]:
+    """The card actions of every card in `mask`, in card order."""
+    out = [
+        *_S0[mask & 0x3FF],
+        *_S1[mask >> 10 & 0x3FF],
+        *_S2[mask >> 20 & 0x3FF],
+        *_S3[mask >> 30 & 0x3FF],
+        *_S4[mask >> 40 & 0x3FF],
+    ]
+    if mask & CROWN_BIT:
+        out.append(_A[CROWN])
+    return out
+
+
+def _card_names(mask: int) -> list[str]:
+    return [CARD_NAMES[action] for action in _card_actions(mask)]
+
+
+def _mask_points(mask: int) -> int:
+    total = 0
+    while mask:
+        low = mask & -mask
+        total += POINTS[low.bit_length() - 1]
+        mask ^= low
+    return total
+
+
+def _parse_deal(deal: object, players: int) -> tuple[list[int], int, int | None]:
+    """Check a `deal` and return its hands, stash and optional dealer."""
+    if not isinstance(deal, Mapping):
+        raise ValueError("deal must be a dict with keys hands, stash and optionally dealer")
+    unknown = set(deal) - {"hands", "stash", "dealer"}
+    if unknown:
+        raise ValueError(f"deal has unknown keys {sorted(unknown)}; allowed: hands, stash, dealer")
+    hands = deal.get("hands")
+    stash = deal.get("stash")
+    size = (DECK_SIZE - STASH_SIZE) // players
+    if not isinstance(hands, Sequence) or isinstance(hands, str) or len(hands) != players:
+        raise ValueError(f"deal['hands'] must be a list of {players} hands")
+    if not isinstance(stash, Sequence) or isinstance(stash, str) or len(stash) != STASH_SIZE:
+        raise ValueError(f"deal['stash'] must be a list of {STASH_SIZE} card ids")
+    index = {name: card for card, name in enumerate(CARD_NAMES)}
+    seen: set[int] = set()
+    masks: list[int] = []
+
+    def read(cards: Sequence[object], where: str) -> int:
+        mask = 0
+        for name in cards:
+            if not isinstance(name, str) or name not in index:
+                raise ValueError(f"{where}: {name!r} is not a card id (1S..10C or CR)")
+            card = index[name]
+            if card in seen:
+                raise ValueError(f"{where}: card {name} is dealt twice")
+            seen.add(card)
+            mask |= 1 << card
+        return mask
+
+    for seat, hand in enumerate(hands):
+        if not isinstance(hand, Sequence) or isinstance(hand, str) or len(hand) != size:
+            raise ValueError(f"deal['hands'][{seat}] must be a list of {size} card ids")
+        masks.append(read(hand, f"deal['hands'][{seat}]"))
+    stash_mask = read(stash, "deal['stash']")
+    dealer = deal.get("dealer")
+    if dealer is not None and (
+        isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < players
+    ):
+        raise ValueError(f"deal['dealer'] must be a seat 0..{players - 1}, got {dealer!r}")
+    return masks, stash_mask, dealer
+
+
+class GoodgeState:
+    """A game of The Goodge Rules in progress (see the module docstring).
+
+    `scores` is the list of running totals, one per seat.
+    """
+
+    def __init__(
+        self, players: int, seed: int, options: dict[str, object], deal: object = None
+    ) -> None:
+        self.spec = SPEC
+        self.players = players
+        self.seed = seed
+        self.options = options
+        self._deal: JSON = None
+        self._rng = random.Random(seed)
+        self._strength = STRENGTH_ONE_HIGH if options["one_high"] else STRENGTH_TEN_HIGH
+        self._redeal = options["all_pass"] == "redeal"
+        max_rounds = options["max_rounds"]
+        assert isinstance(max_rounds, int)
+        self._max_rounds = max_rounds
+        self._moves: list[tuple[int, int]] = []
+        self.scores = [0] * players
+        self._round = 1
+        self._last_round: dict[str, JSON] | None = None
+        self._dealer = self._rng.randrange(players)
+        if deal is not None:
+            hands, stash, dealer = _parse_deal(deal, players)
+            # The log keeps a plain-JSON copy, so replaying a loaded log gives the same game.
+            self._deal = {
+                "hands": [_card_names(hand) for hand in hands],
+                "stash": _card_names(stash),
+            }
+            if dealer is not None:
+                self._dealer = dealer
+                self._deal["dealer"] = dealer
+            self._start_round(hands, stash)
+        else:
+            self._deal_round()
+
+    # -- round set-up -------------------------------------------------------
+
+    def _deal_round(self) -> None:
+        deck = list(range(DECK_SIZE))
+        self._rng.shuffle(deck)
+        size = (DECK_SIZE - STASH_SIZE) // self.players
+        hands = []
+        for seat in range(self.players):
+            mask = 0
+            for card in deck[STASH_SIZE + seat * size : STASH_SIZE + (seat + 1) * size]:
+                mask |= 1 << card
+            hands.append(mask)
+        self._start_round(hands, (1 << deck[0]) | (1 << deck[1]) | (1 << deck[2]))
+
+    def _start_round(self, hands: list[int], stash: int) -> None:
+        n = self.players
+        self._hands = hands
+        self._stash = stash
+        self._won = [0] * n
+        self._taken = [0] * n
+        self._tricks_won = [0] * n
+        self._bids: list[tuple[int, int]] = []  # (seat, action number)
+        self._high_bid = 0
+        self._high_bidder = -1
+        self._passed = [False] * n
+        self._goodge = -1
+        self._picked_up = False
+        self._trump = -1
+        self._lead_suit = -1
+        self._follow = ANY_CARD  # the cards that follow the lead; all of them when leading
+        self._leader = -1
+        self._trick: list[int] = []
+        self._history: list[tuple[int, list[int], int]] = []  # (leader, cards, winner)
+        self._phase = BID
+        self._turn = (self._dealer + 1) % n
+
+    # -- protocol -----------------------------------------------------------
+
+    @property
+    def round(self) -> int:
+        """The current round, from 1 (the last one once the game is over)."""
+        return self._round
+
+    def to_act(self) -> tuple[int, ...]:
+        """The one seat that must act now; empty once the game is over."""
+        if self._phase == OVER:
+            return ()
+        return _SEAT_TUPLES[self._turn]
+
+    def is_over(self) -> bool:
+        """True once the game has ended."""
+        return self._phase == OVER
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """The actions `seat` may take now (empty unless it is their turn)."""
+        if seat != self._turn or self._phase == OVER:
+            return []
+        phase = self._phase
+        if phase == PLAY:
+            hand = self._hands[seat]
+            follow = hand & self._follow
+            if follow and self._trick:
+                # Following: one table lookup, plus the Crown on a trump lead.
+                lead = self._lead_suit
+                out = list(_SUIT_ACTIONS[lead][follow >> (10 * lead) & 0x3FF])
+                if follow & CROWN_BIT:
+                    out.append(_A[CROWN])
+                return out
+            return _card_actions(hand)
+        if phase == BID:
+            return list(_BID_LISTS[self._low_bid_index()])
+        if phase == DISCARD:
+            return _card_actions(self._hands[seat])
+        return list(_TRUMP_LIST)
+
+    def _low_bid_index(self) -> int:
+        if self._high_bidder < 0:
+            return 0
+        return (self._high_bid - MIN_BID) // BID_STEP + 1
+
+    def apply(self, seat: int, action: Action | int | str) -> None:
+        """Play one action for `seat`; raises IllegalAction if not allowed."""
+        if seat != self._turn or self._phase == OVER:
+            if self._phase == OVER:
+                raise IllegalAction("the game is over; no action is allowed")
+            raise IllegalAction(f"it is seat {self._turn}'s turn, not seat {seat}'s")
+        a = action if type(action) is GoodgeAction else TABLE.coerce(action)
+        phase = self._phase
+        if phase == PLAY:
+            hand = self._hands[seat]
+            bit = 1 << a
+            # Legal: held, and either of the suit to follow or the seat cannot follow.
+            if hand & bit and (bit & self._follow or not hand & self._follow):
+                self._moves.append((seat, a))
+                self._hands[seat] = hand ^ bit
+                trick = self._trick
+                if not trick:
+                    self._leader = seat
+                    lead = self._trump if a == CROWN else SUIT_OF[a]
+                    self._lead_suit = lead
+                    self._follow = SUIT_MASKS[lead] | (CROWN_BIT if lead == self._trump else 0)
+                trick.append(a)
+                if len(trick) < self.players:
+                    self._turn = (seat + 1) % self.players
+                else:
+                    self._finish_trick()
+                return
+            raise IllegalAction(self._play_error(seat, a))
+        if phase == BID:
+            if a == PASS:
+                self._moves.append((seat, a))
+                self._pass(seat)
+                return
+            if FIRST_BID <= a < PASS and a - FIRST_BID >= self._low_bid_index():
+                self._moves.append((seat, a))
+                self._bid(seat, BID_VALUES[a - FIRST_BID], a)
+                return
+            raise IllegalAction(
+                f"{TABLE.cls.NAMES[a]} is not allowed now: seat {seat} must bid; legal: "
+                + _list_text(self.legal_actions(seat))
+            )
+        if phase == DISCARD:
+            if a < DECK_SIZE and self._hands[seat] >> a & 1:
+                self._moves.append((seat, a))
+                self._discard(seat, a)
+                return
+            raise IllegalAction(
+                f"{TABLE.cls.NAMES[a]} is not allowed now: seat {seat} must discard a card "
+                "from their hand; legal: " + _list_text(self.legal_actions(seat))
+            )
+        if FIRST_TRUMP <= a < FIRST_TRUMP + 5:
+            self._moves.append((seat, a))
+            self._trump = a - FIRST_TRUMP
+            self._phase = PLAY
+            return
+        raise IllegalAction(
+            f"{TABLE.cls.NAMES[a]} is not allowed now: seat {seat} must name trump; legal: "
+            + _list_text(_TRUMP_LIST)
+        )
+
+    def _play_error(self, seat: int, a: int) -> str:
+        name = TABLE.cls.NAMES[a]
+        hand = self._hands[seat]
+        legal = _list_text(_card_actions(hand & self._follow or hand))
+        if a >= DECK_SIZE:
+            return f"{name} is not allowed now: seat {seat} must play a card; legal: {legal}"
+        if not self._hands[seat] >> a & 1:
+            return f"seat {seat} does not hold {name}; legal: {legal}"
+        lead = self._lead_suit
+        if lead == self._trump:
+            return (
+                f"seat {seat} must follow the trump lead ({SUIT_NAMES[lead]} or CR); legal: {legal}"
+            )
+        return f"seat {seat} must follow {SUIT_NAMES[lead]}; legal: {legal}"
+
+    # -- bidding --------------------------------------------------------------
+
+    def _bid(self, seat: int, value: int, a: int) -> None:
+        self._bids.append((seat, a))
+        self._high_bid = value
+        self._high_bidder = seat
+        if self._passed.count(True) == self.players - 1:
+            self._become_goodge(seat, value)
+        else:
+            self._next_bidder(seat)
+
+    def _pass(self, seat: int) -> None:
+        self._bids.append((seat, PASS))
+        self._passed[seat] = True
+        passes = self._passed.count(True)
+        if passes == self.players:
+            if self._redeal:
+                self._end_round(redeal=True)
+            else:
+                self._high_bid = MIN_BID
+                self._high_bidder = self._dealer
+                self._become_goodge(self._dealer, MIN_BID)
+        elif passes == self.players - 1 and self._high_bidder >= 0:
+            self._become_goodge(self._high_bidder, self._high_bid)
+        else:
+            self._next_bidder(seat)
+
+    def _next_bidder(self, seat: int) -> None:
+        n = self.players
+        nxt = (seat + 1) % n
+        while self._passed[nxt]:
+            nxt = (nxt + 1) % n
+        self._turn = nxt
+
+    def _become_goodge(self, seat: int, bid: int) -> None:
+        self._goodge = seat
+        self._high_bid = bid
+        self._hands[seat] |= self._stash
+        self._stash = 0
+        self._picked_up = True
+        self._phase = DISCARD
+        self._turn = seat
+
+    def _discard(self, seat: int, card: int) -> None:
+        bit = 1 << card
+        self._hands[seat] ^= bit
+        self._stash |= bit
+        if self._stash.bit_count() == STASH_SIZE:
+            self._phase = TRUMP
+
+    # -- tricks -------------------------------------------------------------
+
+    def _finish_trick(self) -> None:
+        trick = self._trick
+        winner = self._trick_winner()
+        mask = 0
+        points = 0
+        for c in trick:
+            mask |= 1 << c
+            points += POINTS[c]
+        self._won[winner] |= mask
+        self._taken[winner] += points
+        self._tricks_won[winner] += 1
+        self._history.append((self._leader, trick, winner))
+        self._trick = []
+        self._follow = ANY_CARD
+        self._turn = winner
+        if not self._hands[winner]:
+            self._won[winner] |= self._stash
+            self._taken[winner] += _mask_points(self._stash)
+            self._stash = 0
+            self._end_round(redeal=False)
+
+    def _trick_winner(self) -> int:
+        trump = self._trump
+        lead = self._lead_suit
+        strength = self._strength
+        best = -1
+        best_at = 0
+        for i, card in enumerate(self._trick):
+            if card == CROWN:
+                best_at = i
+                break
+            suit = SUIT_OF[card]
+            if suit == trump:
+                key = 20 + strength[card]
+            elif suit == lead:
+                key = strength[card]
+            else:
+                continue
+            if key > best:
+                best = key
+                best_at = i
+        return (self._leader + best_at) % self.players
+
+    # -- scoring --------------------------------------------------------------
+
+    def _end_round(self, redeal: bool) -> None:
+        n = self.players
+        if redeal:
+            deltas = [0] * n
+            self._last_round = {"round": self._round, "redeal": True, "deltas": deltas}
+        else:
+            goodge = self._goodge
+            deltas = list(self._taken)
+            made = self._taken[goodge] >= self._high_bid
+            if not made:
+                deltas[goodge] = -self._high_bid
+            self._last_round = {
+                "round": self._round,
+                "redeal": False,
+                "goodge": goodge,
+                "bid": self._high_bid,
+                "made": made,
+                "points": list(self._taken),
+                "deltas": deltas,
+            }
+        for seat in range(n):
+            self.scores[seat] += deltas[seat]
+        best = max(self.scores)
+        decided = best >= TARGET and self.scores.count(best) == 1
+        if decided or self._round >= self._max_rounds:
+            self._phase = OVER
+            return
+        self._round += 1
+        self._dealer = (self._dealer + 1) % n
+        self._deal_round()
+
+    # -- views ----------------------------------------------------------------
+
+    def result(self) -> Result:
+        """Final scores and ranks (ties share); ValueError before the end."""
+        if self._phase != OVER:
+            raise ValueError("the game is not over yet")
+        return Result(scores=tuple(self.scores), ranks=rank_scores(self.scores))
+
+    def log(self) -> GameLog:
+        """Everything `games.replay` needs to rebuild this game."""
+        names = TABLE.cls.NAMES
+        return GameLog(
+            game=SPEC.name,
+            players=self.players,
+            seed=self.seed,
+            options=dict(self.options),
+            deal=self._deal,
+            moves=[[seat, names[a]] for seat, a in self._moves],
+        )
+
+    def zones(self) -> dict[str, list[str]]:
+        """Every card's place: hand:i, stash, trick, won:i."""
+        zones: dict[str, list[str]] = {}
+        for seat in range(self.players):
+            zones[f"hand:{seat}"] = _card_names(self._hands[seat])
+        zones["stash"] = _card_names(self._stash)
+        zones["trick"] = [CARD_NAMES[card] for card in self._trick]
+        for seat in range(self.players):
+            zones[f"won:{seat}"] = _card_names(self._won[seat])
+        return zones
+
+    def hidden_cards(self, seat: int) -> set[str]:
+        """Others' hands, and the Stash unless `seat` is the Goodge who made it."""
+        if self._phase == OVER:
+            return set()
+        mask = 0
+        for other in range(self.players):
+            if other != seat:
+                mask |= self._hands[other]
+        if not (self._picked_up and seat == self._goodge):
+            mask |= self._stash
+        return set(_card_names(mask))
+
+    def observation(self, seat: int) -> dict[str, JSON]:
+        """All that `seat` may know now (see docs/rules/goodge.md for the keys)."""
+        names = TABLE.cls.NAMES
+        n = self.players
+        over = self._phase == OVER
+        goodge = self._goodge
+        sees_stash = over or (self._picked_up and seat == goodge)
+        obs: dict[str, Any] = {
+            "game": SPEC.name,
+            "seat": seat,
+            "players": n,
+            "round": self._round,
+            "dealer": self._dealer,
+            "scores": list(self.scores),
+            "phase": PHASE_NAMES[self._phase],
+            "to_act": None if over else self._turn,
+            "options": dict(self.options),
+            "target": TARGET,
+            "hand": _card_names(self._hands[seat]),
+            "hand_sizes": [self._hands[s].bit_count() for s in range(n)],
+            "bids": [[s, names[a]] for s, a in self._bids],
+            "passed": [s for s in range(n) if self._passed[s]],
+            "high_bid": self._high_bid if self._high_bidder >= 0 else None,
+            "high_bidder": self._high_bidder if self._high_bidder >= 0 else None,
+            "goodge": goodge if goodge >= 0 else None,
+            "bid": self._high_bid if goodge >= 0 else None,
+            "trump": SUITS[self._trump] if self._trump >= 0 else None,
+            "stash_size": self._stash.bit_count(),
+            "stash": _card_names(self._stash) if sees_stash else None,
+            "tricks": [
+                {
+                    "leader": leader,
+                    "cards": [[(leader + i) % n, CARD_NAMES[c]] for i, c in enumerate(cards)],
+                    "winner": winner,
+                    "points": sum(POINTS[c] for c in cards),
+                }
+                for leader, cards, winner in self._history
+            ],
+            "trick": [[(self._leader + i) % n, CARD_NAMES[c]] for i, c in enumerate(self._trick)],
+            "lead_suit": SUITS[self._lead_suit] if self._trick else None,
+            "taken": list(self._taken),
+            "tricks_won": list(self._tricks_won),
+            "last_round": None if self._last_round is None else dict(self._last_round),
+        }
+        return obs
+
+
+def _list_text(actions: Sequence[Action]) -> str:
+    return ", ".join(str(action) for action in actions) or "none"
+
+
+def new_game(
+    players: int, seed: int, options: Mapping[str, object] | None = None, deal: object = None
+) -> GoodgeState:
+    """A new game of The Goodge Rules for 3 or 4 players (see the module docstring)."""
+    SPEC.check_players(players)
+    return GoodgeState(players, seed, SPEC.resolve_options(options, players), deal)
+
+
+SPEC = GameSpec(
+    name="goodge",
+    title="The Goodge Rules",
+    min_players=3,
+    max_players=4,
+    options=(
+        OptionSpec(
+            "one_high",
+            True,
+            "true: the 1 is the highest card of a suit (1, 10, 9 .. 2); false: 10 high .. 1 low",
+            bool_option,
+        ),
+        OptionSpec(
+            "all_pass",
+            "dealer_50",
+            "when every player passes: dealer_50 makes the dealer the Goodge at 50; "
+            "redeal scores nothing and deals the next round",
+            choice_option("dealer_50", "redeal"),
+        ),
+        OptionSpec(
+            "max_rounds",
+            200,
+            "the game ends after this many rounds even if nobody has won",
+            int_option(1),
+        ),
+    ),
+    simultaneous=False,
+    higher_is_better=True,
+    new_game=new_game,
+    parse_action=TABLE.parse,
+)
