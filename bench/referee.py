@@ -91,7 +91,7 @@ def act_size(game: str, players: int) -> int:
 
     spec = games.get(game)
     state = spec.new_game(players, 1)
-    sizes = []
+    sizes: list[int] = []
     while not state.is_over() and len(sizes) < 400:
         seat = state.to_act()[0]
         legal = tuple(str(a) for a in state.legal_actions(seat))

@@ -92,10 +92,9 @@ def replay(log: GameLog) -> State:
     """Rebuild the state that produced `log`, by replaying its moves."""
     spec = get(log["game"])
     state = spec.new_game(log["players"], log["seed"], log["options"], log["deal"])
-    if spec.simultaneous:
+    if isinstance(state, TickState) and spec.simultaneous:
         for tick in log["moves"]:
             order = [seat for seat, _ in tick]
-            assert isinstance(state, TickState)
             state.apply_tick({seat: action for seat, action in tick}, order)
     else:
         for seat, action in log["moves"]:

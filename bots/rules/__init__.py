@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bots.base import Bot, Turn
-from bots.rules import goodge, golden10, goof
+from bots.rules import golden10, goodge, goof
 
 _BY_GAME = {"goodge": goodge.choose, "golden10": golden10.choose, "goof": goof.choose}
 
