@@ -80,3 +80,128 @@ class ReplayRow(Base):
     log: Mapped[dict[str, Any]]
     events: Mapped[list[Any]]
     match: Mapped[MatchRow] = relationship(back_populates="replays")
+
+
+class LadderRow(Base):
+    """One ladder: one game at one player count, e.g. `goodge-4p`."""
+
+    __tablename__ = "ladders"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    game: Mapped[str] = mapped_column(String(32))
+    players: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class RatingRow(Base):
+    """A bot version's live Elo on one ladder."""
+
+    __tablename__ = "ratings"
+
+    ladder_id: Mapped[str] = mapped_column(ForeignKey("ladders.id"), primary_key=True)
+    bot_id: Mapped[str] = mapped_column(ForeignKey("bots.id"), primary_key=True)
+    rating: Mapped[float]
+    games: Mapped[int] = mapped_column(Integer)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class RatingHistoryRow(Base):
+    """One rating change, caused by one recorded match (at most once per match)."""
+
+    __tablename__ = "rating_history"
+    __table_args__ = (
+        UniqueConstraint("ladder_id", "bot_id", "match_id", name="uq_rating_history_once"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    ladder_id: Mapped[str] = mapped_column(ForeignKey("ladders.id"), index=True)
+    bot_id: Mapped[str] = mapped_column(ForeignKey("bots.id"), index=True)
+    match_id: Mapped[str] = mapped_column(String(64))
+    rating_before: Mapped[float]
+    rating_after: Mapped[float]
+    games: Mapped[int] = mapped_column(Integer)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class TournamentRow(Base):
+    """A tournament: a round robin of duplicate matches between entrants.
+
+    A tournament with a `schedule` (cron) is a template: beat starts a new
+    tournament from it (with `parent_id` set) at every tick of the schedule.
+    """
+
+    __tablename__ = "tournaments"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    name: Mapped[str] = mapped_column(String(128))
+    game: Mapped[str] = mapped_column(String(32))
+    players: Mapped[int] = mapped_column(Integer)
+    entrants: Mapped[list[Any]]
+    duplicate: Mapped[bool]
+    deadline_ms: Mapped[int] = mapped_column(Integer)
+    options: Mapped[dict[str, Any]]
+    seed: Mapped[int] = mapped_column(BigInteger)
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    schedule: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    parent_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    table: Mapped[list[Any] | None] = mapped_column(JSON, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class TournamentMatchRow(Base):
+    """One planned match of a tournament; its id is the referee's match id."""
+
+    __tablename__ = "tournament_matches"
+
+    match_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    tournament_id: Mapped[str] = mapped_column(ForeignKey("tournaments.id"), index=True)
+    number: Mapped[int] = mapped_column(Integer)
+    bot_ids: Mapped[list[Any]]
+    seed: Mapped[int] = mapped_column(BigInteger)
+    status: Mapped[str] = mapped_column(String(16))
+
+
+class ResultRow(Base):
+    """A recorded match result, per entry (bot) of the match.
+
+    The primary key makes recording happen at most once per match: a second
+    attempt collides and rolls back with everything else it tried to write.
+    """
+
+    __tablename__ = "results"
+
+    match_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    entry: Mapped[int] = mapped_column(Integer, primary_key=True)
+    bot_id: Mapped[str] = mapped_column(ForeignKey("bots.id"), index=True)
+    ladder_id: Mapped[str] = mapped_column(ForeignKey("ladders.id"), index=True)
+    tournament_id: Mapped[str | None] = mapped_column(String(32), nullable=True, index=True)
+    score: Mapped[int] = mapped_column(Integer)
+    rank: Mapped[int] = mapped_column(Integer)
+    forfeit: Mapped[bool]
+    recorded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class GameRow(Base):
+    """One recorded game of a match (one rotation of a duplicate match)."""
+
+    __tablename__ = "games"
+
+    match_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    game_index: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    rounds: Mapped[int] = mapped_column(Integer)
+
+
+class SeatRow(Base):
+    """Who sat where in one recorded game, and how that seat did."""
+
+    __tablename__ = "seats"
+
+    match_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    game_index: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    bot_id: Mapped[str] = mapped_column(ForeignKey("bots.id"), index=True)
+    score: Mapped[int] = mapped_column(Integer)
+    rank: Mapped[int] = mapped_column(Integer)

@@ -1,0 +1,256 @@
+"""What the ladder shows: standings, bot histories, tournaments, matches.
+
+Read-only functions over a `Store`; the CLI and the web call these. The
+writes (tournaments, recording) are in `ladder.league`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from ladder.models import (
+    BotRow,
+    LadderRow,
+    RatingHistoryRow,
+    RatingRow,
+    ResultRow,
+    TournamentMatchRow,
+    TournamentRow,
+)
+from ladder.store import NotFound, Store
+
+
+class UnknownBot(LookupError):
+    """A bot reference (name, name@version or id) that matches nothing."""
+
+
+@dataclass(frozen=True)
+class BotRef:
+    """A bot version as people name it."""
+
+    id: str
+    name: str
+    version: str
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One line of a ladder's standings."""
+
+    rank: int
+    bot_id: str
+    bot: str
+    version: str
+    rating: float
+    games: int
+    provisional: bool
+
+
+@dataclass(frozen=True)
+class TableLine:
+    """One line of a tournament table (maximum-likelihood rating, 95% interval)."""
+
+    bot_id: str
+    bot: str
+    rating: float
+    ci_low: float
+    ci_high: float
+    games: int
+
+
+@dataclass(frozen=True)
+class TournamentView:
+    """A tournament as `arena tournament show` and the web show it."""
+
+    id: str
+    name: str
+    game: str
+    players: int
+    status: str
+    schedule: str | None
+    matches_total: int
+    matches_finished: int
+    table: list[TableLine]
+    created_at: datetime
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True)
+class HistoryPoint:
+    """A bot's rating after one recorded match."""
+
+    ladder_id: str
+    match_id: str
+    rating: float
+    games: int
+    at: datetime
+
+
+@dataclass(frozen=True)
+class MatchLine:
+    """A recorded match, as listed on a bot's page."""
+
+    match_id: str
+    ladder_id: str
+    tournament_id: str | None
+    bots: list[str]
+    scores: list[int]
+    ranks: list[int]
+    recorded_at: datetime
+
+
+def ladder_id(game: str, players: int) -> str:
+    """The id of the ladder of `game` at `players` players, e.g. `goodge-4p`."""
+    return f"{game}-{players}p"
+
+
+PROVISIONAL_GAMES = 20
+"""Below this many rated games a bot's rating is marked provisional."""
+
+
+def resolve_bot(store: Store, ref: str) -> BotRef:
+    """The bot version that `ref` names: an id, `name@version`, or a name (latest version)."""
+    with store.session() as session:
+        row = session.get(BotRow, ref)
+        if row is None:
+            name, _, version = ref.partition("@")
+            query = select(BotRow).where(BotRow.name == name)
+            if version:
+                query = query.where(BotRow.version == version)
+            row = session.scalars(query.order_by(BotRow.created_at.desc()).limit(1)).first()
+        if row is None:
+            raise UnknownBot(f"no bot {ref!r} (give an id, a name, or name@version)")
+        return BotRef(row.id, row.name, row.version)
+
+
+def ladders(store: Store) -> list[str]:
+    """Every ladder that has rated games, by id."""
+    with store.session() as session:
+        return list(session.scalars(select(LadderRow.id).order_by(LadderRow.id)))
+
+
+def standings(store: Store, ladder: str) -> list[Standing]:
+    """The ladder's bots by live rating, best first."""
+    with store.session() as session:
+        rows = session.execute(
+            select(RatingRow, BotRow)
+            .join(BotRow, BotRow.id == RatingRow.bot_id)
+            .where(RatingRow.ladder_id == ladder)
+            .order_by(RatingRow.rating.desc(), BotRow.name)
+        ).all()
+        return [
+            Standing(
+                rank=number,
+                bot_id=bot.id,
+                bot=bot.name,
+                version=bot.version,
+                rating=rating.rating,
+                games=rating.games,
+                provisional=rating.games < PROVISIONAL_GAMES,
+            )
+            for number, (rating, bot) in enumerate(rows, start=1)
+        ]
+
+
+def bot_history(store: Store, bot_id: str) -> list[HistoryPoint]:
+    """The bot's rating after each recorded match, oldest first, on every ladder."""
+    with store.session() as session:
+        rows = session.scalars(
+            select(RatingHistoryRow)
+            .where(RatingHistoryRow.bot_id == bot_id)
+            .order_by(RatingHistoryRow.at, RatingHistoryRow.id)
+        )
+        return [HistoryPoint(r.ladder_id, r.match_id, r.rating_after, r.games, r.at) for r in rows]
+
+
+def recent_matches(store: Store, bot_id: str | None = None, limit: int = 20) -> list[MatchLine]:
+    """Recorded matches, newest first; only the bot's when `bot_id` is given."""
+    with store.session() as session:
+        ids = select(ResultRow.match_id).group_by(ResultRow.match_id)
+        if bot_id is not None:
+            ids = ids.where(ResultRow.bot_id == bot_id)
+        newest = (
+            ids.add_columns(func.max(ResultRow.recorded_at).label("at"))
+            .order_by(func.max(ResultRow.recorded_at).desc())
+            .limit(limit)
+        )
+        match_ids = [row.match_id for row in session.execute(newest)]
+        rows = session.scalars(
+            select(ResultRow).where(ResultRow.match_id.in_(match_ids)).order_by(ResultRow.entry)
+        ).all()
+        lines = []
+        for match_id in match_ids:
+            entries = [row for row in rows if row.match_id == match_id]
+            first = entries[0]
+            lines.append(
+                MatchLine(
+                    match_id=match_id,
+                    ladder_id=first.ladder_id,
+                    tournament_id=first.tournament_id,
+                    bots=[row.bot_id for row in entries],
+                    scores=[row.score for row in entries],
+                    ranks=[row.rank for row in entries],
+                    recorded_at=first.recorded_at,
+                )
+            )
+        return lines
+
+
+def tournament(store: Store, tournament_id: str) -> TournamentView:
+    """One tournament with its progress and (once finished) its table."""
+    with store.session() as session:
+        row = session.get(TournamentRow, tournament_id)
+        if row is None:
+            raise NotFound(f"no tournament with id {tournament_id!r}")
+        return _view(session, row)
+
+
+def tournaments(store: Store, limit: int = 50) -> list[TournamentView]:
+    """Tournaments, newest first."""
+    with store.session() as session:
+        rows = session.scalars(
+            select(TournamentRow).order_by(TournamentRow.created_at.desc()).limit(limit)
+        ).all()
+        return [_view(session, row) for row in rows]
+
+
+def _view(session: Session, row: TournamentRow) -> TournamentView:
+    counts = dict(
+        session.execute(
+            select(TournamentMatchRow.status, func.count())
+            .where(TournamentMatchRow.tournament_id == row.id)
+            .group_by(TournamentMatchRow.status)
+        ).all()
+    )
+    names = {
+        bot.id: bot.name if bot.version == "1" else f"{bot.name}@{bot.version}"
+        for bot in session.scalars(select(BotRow).where(BotRow.id.in_(row.entrants)))
+    }
+    table = [
+        TableLine(
+            bot_id=line["bot_id"],
+            bot=names.get(line["bot_id"], line["bot_id"]),
+            rating=line["rating"],
+            ci_low=line["ci_low"],
+            ci_high=line["ci_high"],
+            games=line["games"],
+        )
+        for line in row.table or []
+    ]
+    return TournamentView(
+        id=row.id,
+        name=row.name,
+        game=row.game,
+        players=row.players,
+        status=row.status,
+        schedule=row.schedule,
+        matches_total=sum(counts.values()),
+        matches_finished=counts.get("recorded", 0),
+        table=table,
+        created_at=row.created_at,
+        finished_at=row.finished_at,
+    )
