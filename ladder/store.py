@@ -189,14 +189,18 @@ class Store:
         """Store a new match, or find the one with this id; True if new.
 
         Asking again with the same id and a different request is a Conflict.
+        Two callers racing (several referee replicas) both get the one row.
         """
+        try:
+            return self._insert_match(request), True
+        except IntegrityError:
+            existing = self.match(request.id)
+            if existing.request != request:
+                raise Conflict(f"match {request.id!r} exists with other settings") from None
+            return existing, False
+
+    def _insert_match(self, request: MatchRequest) -> Match:
         with self.session() as session:
-            row = session.get(MatchRow, request.id)
-            if row is not None:
-                existing = _match(row)
-                if existing.request != request:
-                    raise Conflict(f"match {request.id!r} exists with other settings")
-                return existing, False
             row = MatchRow(
                 id=request.id,
                 game=request.game,
@@ -212,7 +216,7 @@ class Store:
                 created_at=utcnow(),
             )
             session.add(row)
-        return _match(row), True
+        return _match(row)
 
     def match(self, match_id: str) -> Match:
         """The match with this id; raises NotFound."""

@@ -17,8 +17,8 @@ from referee import wire
 from referee.channels import Answer
 from referee.matches import BadMatch, MatchManager
 from referee.metrics import RefereeMetrics
+from referee.sessions import Problem, SessionHub
 from referee.sessions import Session as BotSession
-from referee.sessions import SessionHub
 from referee.settings import RefereeSettings
 
 log = logging.getLogger(__name__)
@@ -140,7 +140,7 @@ class BotService(pb_grpc.BotServiceServicer):
         """Deliver the bot's answers to the requests waiting for them."""
         async for message in messages:
             if message.WhichOneof("kind") != "answer":
-                session.send("after Hello, a bot sends only Answer messages")
+                session.send(Problem("after Hello, a bot sends only Answer messages"))
                 continue
             answer = message.answer
             choice = answer.WhichOneof("choice")
@@ -152,7 +152,11 @@ class BotService(pb_grpc.BotServiceServicer):
             else:
                 delivered = session.answer(Answer(answer.request_id))
             if not delivered:
-                session.send(f"no open request {answer.request_id!r} for this bot")
+                session.send(
+                    Problem(
+                        f"no open request {answer.request_id!r} for this bot", answer.request_id
+                    )
+                )
 
 
 class RefereeService(pb_grpc.RefereeServiceServicer):

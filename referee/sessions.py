@@ -17,8 +17,17 @@ from dataclasses import dataclass, field
 
 from referee.channels import ActRequest, Answer, Notice, SeatGone, SeatTimeout
 
-Outgoing = ActRequest | Notice | str
-"""What the referee sends down a session: a request, a notice, or an error text."""
+
+@dataclass(frozen=True)
+class Problem:
+    """Something the bot sent that the referee could not use, and why."""
+
+    message: str
+    request_id: str = ""
+
+
+Outgoing = ActRequest | Notice | Problem
+"""What the referee sends down a session: a request, a notice, or a problem."""
 
 
 class SessionClosed(Exception):
@@ -81,7 +90,7 @@ class SessionHub:
         """Start a session for `bot_id`, replacing (closing) any older one."""
         old = self._sessions.get(bot_id)
         if old is not None:
-            old.send("replaced by a newer session of the same bot")
+            old.send(Problem("replaced by a newer session of the same bot"))
             old.close()
         session = Session(bot_id, capacity)
         self._sessions[bot_id] = session

@@ -21,6 +21,7 @@ from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import cards_pb2 as cards
 from ladder.store import Match, Replay
 from referee.channels import ActRequest, Notice
+from referee.sessions import Outgoing, Problem
 
 GOODGE_SUITS = {
     "S": cards.GOODGE_SUIT_SPADES,
@@ -312,10 +313,12 @@ def _or(value: int | None, default: int) -> int:
 # Referee messages
 
 
-def referee_message(message: ActRequest | Notice | str) -> pb.RefereeMessage:
+def referee_message(message: Outgoing) -> pb.RefereeMessage:
     """The wire form of what a session sends."""
-    if isinstance(message, str):
-        return pb.RefereeMessage(error=pb.Error(message=message))
+    if isinstance(message, Problem):
+        return pb.RefereeMessage(
+            error=pb.Error(message=message.message, request_id=message.request_id)
+        )
     if isinstance(message, ActRequest):
         return pb.RefereeMessage(
             act=pb.Act(

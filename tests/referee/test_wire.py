@@ -15,6 +15,7 @@ from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import cards_pb2 as cards
 from referee import wire
 from referee.channels import ActRequest, Notice
+from referee.sessions import Problem
 
 # (game, players, options, seeds): whole games, played at random.
 TABLES = [
@@ -357,8 +358,10 @@ def test_notices_and_errors_have_their_messages() -> None:
     )
     forfeit = wire.referee_message(Notice("forfeit", "m1", 0, 1, {"reason": "3 strikes"}))
     assert forfeit.forfeit.reason == "3 strikes"
-    error = wire.referee_message("no open request 'x' for this bot")
-    assert error == pb.RefereeMessage(error=pb.Error(message="no open request 'x' for this bot"))
+    error = wire.referee_message(Problem("no open request 'x' for this bot", "x"))
+    assert error == pb.RefereeMessage(
+        error=pb.Error(message="no open request 'x' for this bot", request_id="x")
+    )
     result = {
         "scores": [3, 1],
         "ranks": [2, 1],

@@ -1,0 +1,290 @@
+"""ladder.store.Store on SQLite and PostgreSQL, and the migrations against the models.
+
+PostgreSQL tests use a fresh schema per test (dropped afterwards) in the
+database of ARENA_TEST_POSTGRES_URL (default postgres@127.0.0.1:5432/test).
+They are skipped when PostgreSQL cannot be reached, unless
+ARENA_REQUIRE_SERVICES=1, in which case they fail.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import create_engine, func, inspect, select, text
+from sqlalchemy.exc import OperationalError
+
+from ladder.models import Base, BotRow, MatchRow, ReplayRow
+from ladder.store import Conflict, MatchRequest, NotFound, Replay, Store, migrate
+
+POSTGRES_URL = os.environ.get(
+    "ARENA_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+)
+REQUIRE_SERVICES = os.environ.get("ARENA_REQUIRE_SERVICES") == "1"
+
+
+def _postgres_schema_url() -> Iterator[str]:
+    """A URL whose connections use a new, empty schema; dropped afterwards."""
+    admin = create_engine(
+        POSTGRES_URL, connect_args={"connect_timeout": 3}, isolation_level="AUTOCOMMIT"
+    )
+    schema = "arena_test_" + uuid.uuid4().hex[:12]
+    try:
+        with admin.connect() as connection:
+            connection.execute(text(f'CREATE SCHEMA "{schema}"'))
+    except OperationalError as error:
+        admin.dispose()
+        message = f"PostgreSQL at {POSTGRES_URL} is not reachable: {error.orig}"
+        if REQUIRE_SERVICES:
+            pytest.fail(message + " (ARENA_REQUIRE_SERVICES=1)")
+        pytest.skip(message)
+    sep = "&" if "?" in POSTGRES_URL else "?"
+    try:
+        yield f"{POSTGRES_URL}{sep}options={quote(f'-csearch_path={schema}')}"
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """An empty database of each kind."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'arena.db'}"
+    else:
+        yield from _postgres_schema_url()
+
+
+@pytest.fixture
+def store(db_url: str) -> Iterator[Store]:
+    store = Store(db_url)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def request_for(match_id: str = "m1", **changes: object) -> MatchRequest:
+    fields: dict[str, object] = {
+        "id": match_id,
+        "game": "golden10",
+        "players": 3,
+        "bot_ids": ("b1", "b2", "b3"),
+        "seed": 2**40 + 7,  # needs a BIGINT
+        "options": {"rounds": "2"},
+        "duplicate": True,
+        "deadline_ms": 250,
+    }
+    fields.update(changes)
+    return MatchRequest(**fields)  # type: ignore[arg-type]
+
+
+# Bots
+
+
+def test_register_returns_the_token_once_and_stores_only_its_hash(store: Store) -> None:
+    bot, token = store.register_bot("alpha", "1", ["goodge", "goof"])
+    assert (bot.name, bot.version, bot.games) == ("alpha", "1", ("goodge", "goof"))
+    assert len(token) >= 32
+    with store.session() as session:
+        row = session.get(BotRow, bot.id)
+        assert row is not None
+        assert row.token_hash == hashlib.sha256(token.encode()).hexdigest()
+        stored = [str(getattr(row, column.key)) for column in BotRow.__table__.columns]
+    assert not any(token in value for value in stored), "the token itself is stored"
+    assert store.bot(bot.id) == bot
+    assert store.bots() == [bot]
+
+
+def test_bot_by_token_finds_only_the_right_bot(store: Store) -> None:
+    first, first_token = store.register_bot("alpha", "1", ["goodge"])
+    second, second_token = store.register_bot("alpha", "2", ["goodge"])
+    assert first_token != second_token
+    assert store.bot_by_token(first_token) == first
+    assert store.bot_by_token(second_token) == second
+    assert store.bot_by_token(first_token + "x") is None
+    assert store.bot_by_token(first_token[:-1]) is None
+    assert store.bot_by_token(hashlib.sha256(first_token.encode()).hexdigest()) is None
+    assert store.bot_by_token("") is None
+
+
+def test_the_same_name_and_version_registers_once(store: Store) -> None:
+    store.register_bot("alpha", "1", ["goodge"])
+    with pytest.raises(Conflict, match="alpha@1"):
+        store.register_bot("alpha", "1", ["golden10"])
+    store.register_bot("alpha", "1.1", ["golden10"])
+    store.register_bot("beta", "1", ["golden10"])
+    assert sorted((bot.name, bot.version) for bot in store.bots()) == [
+        ("alpha", "1"),
+        ("alpha", "1.1"),
+        ("beta", "1"),
+    ]
+
+
+def test_an_unknown_bot_is_not_found(store: Store) -> None:
+    with pytest.raises(NotFound):
+        store.bot("b-nobody")
+
+
+# Matches
+
+
+def test_create_match_is_idempotent_by_id(store: Store) -> None:
+    request = request_for()
+    match, created = store.create_match(request)
+    assert created
+    assert (match.request, match.status, match.result, match.reason) == (
+        request,
+        "running",
+        None,
+        "",
+    )
+    again, created_again = store.create_match(request_for())
+    assert not created_again
+    assert again == match
+    assert store.match("m1") == match
+    with store.session() as session:
+        assert session.scalar(select(func.count()).select_from(MatchRow)) == 1
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"seed": 8},
+        {"bot_ids": ("b2", "b1", "b3")},
+        {"options": {"rounds": "3"}},
+        {"duplicate": False},
+        {"deadline_ms": 251},
+        {"game": "goodge"},
+    ],
+)
+def test_a_different_request_with_the_same_id_is_a_conflict(
+    store: Store, change: dict[str, object]
+) -> None:
+    store.create_match(request_for())
+    with pytest.raises(Conflict, match="m1"):
+        store.create_match(request_for(**change))
+    assert store.match("m1").request == request_for()
+
+
+def test_an_unknown_match_is_not_found(store: Store) -> None:
+    with pytest.raises(NotFound):
+        store.match("nope")
+    with pytest.raises(NotFound):
+        store.replays("nope")
+    with pytest.raises(NotFound):
+        store.finish_match("nope", {"scores": []}, [])
+    with pytest.raises(NotFound):
+        store.restart_match("nope")
+
+
+def replays_for(count: int) -> list[Replay]:
+    return [
+        Replay(
+            game_index=index,
+            seats=("b1", "b2", "b3")[index:] + ("b1", "b2", "b3")[:index],
+            log={"game": "golden10", "moves": [[0, "3R"], [1, "14R"]], "index": index},
+            events=[{"type": "strike", "seat": 1, "reason": "late", "game_index": index}],
+        )
+        for index in range(count)
+    ]
+
+
+def test_finish_match_stores_the_result_and_the_replays(store: Store) -> None:
+    store.create_match(request_for())
+    result = {"scores": [3, 2, 1], "ranks": [3, 2, 1], "forfeits": [], "nested": {"a": [1, None]}}
+    store.finish_match("m1", result, replays_for(3))
+    match = store.match("m1")
+    assert (match.status, match.result) == ("finished", result)
+    assert store.replays("m1") == replays_for(3)
+    # Finished is final: a late abort changes nothing, nor does asking to play it again.
+    store.abort_match("m1", "too late")
+    assert store.match("m1").status == "finished"
+    again, created = store.create_match(request_for())
+    assert not created and again.status == "finished"
+
+
+def test_finish_match_is_atomic(store: Store) -> None:
+    store.create_match(request_for())
+    clashing = [*replays_for(2), replays_for(1)[0]]  # game index 0 twice
+    with pytest.raises(Exception):  # noqa: B017 - whatever the driver raises
+        store.finish_match("m1", {"scores": [1, 2, 3]}, clashing)
+    match = store.match("m1")
+    assert (match.status, match.result) == ("running", None)
+    assert store.replays("m1") == []
+    with store.session() as session:
+        assert session.scalar(select(func.count()).select_from(ReplayRow)) == 0
+    # The same match can still be finished properly afterwards.
+    store.finish_match("m1", {"scores": [1, 2, 3]}, replays_for(2))
+    assert store.match("m1").status == "finished"
+    assert len(store.replays("m1")) == 2
+
+
+def test_abort_running_marks_only_running_matches(store: Store) -> None:
+    for match_id in ("a", "b", "c"):
+        store.create_match(request_for(match_id))
+    store.finish_match("b", {"scores": [0, 0, 0]}, [])
+    aborted = store.abort_running("the referee restarted")
+    assert sorted(aborted) == ["a", "c"]
+    for match_id in ("a", "c"):
+        match = store.match(match_id)
+        assert (match.status, match.reason) == ("aborted", "the referee restarted")
+    assert store.match("b").status == "finished"
+    assert store.abort_running("again") == []
+
+
+def test_abort_match_and_restart_match(store: Store) -> None:
+    store.create_match(request_for())
+    store.abort_match("m1", "worker lost")
+    aborted = store.match("m1")
+    assert (aborted.status, aborted.reason) == ("aborted", "worker lost")
+    # Asking again for an aborted match finds it aborted; the referee restarts it.
+    found, created = store.create_match(request_for())
+    assert not created and found.status == "aborted"
+    restarted = store.restart_match("m1")
+    assert (restarted.status, restarted.reason) == ("running", "")
+    assert store.match("m1") == restarted
+    # Restarting a running or finished match changes nothing.
+    assert store.restart_match("m1").status == "running"
+    store.finish_match("m1", {"scores": [1, 1, 1]}, replays_for(1))
+    assert store.restart_match("m1").status == "finished"
+    assert store.match("m1").result == {"scores": [1, 1, 1]}
+
+
+def test_a_second_store_on_the_same_database_sees_the_same_data(db_url: str) -> None:
+    first = Store(db_url)
+    try:
+        bot, token = first.register_bot("alpha", "1", ["goof"])
+        first.create_match(request_for())
+    finally:
+        first.close()
+    second = Store(db_url)  # migrating again is a no-op
+    try:
+        assert second.bot_by_token(token) == bot
+        assert second.match("m1").request == request_for()
+    finally:
+        second.close()
+
+
+# Migrations
+
+
+def test_migrations_produce_exactly_the_models_schema(db_url: str) -> None:
+    migrate(db_url)
+    engine = create_engine(db_url)
+    try:
+        with engine.connect() as connection:
+            differences = compare_metadata(MigrationContext.configure(connection), Base.metadata)
+            tables = set(inspect(connection).get_table_names())
+    finally:
+        engine.dispose()
+    assert differences == []
+    assert tables == {"alembic_version", *Base.metadata.tables}
