@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import random
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
 import grpc
+import orjson
 
 from bots.base import Bot, Turn
 from cardarena_api.v1 import arena_pb2 as pb
@@ -76,7 +76,7 @@ async def register(
 
 def turn_from(act: pb.Act) -> Turn:
     """The domain object a bot gets for one Act request."""
-    observation = json.loads(act.observation.json)
+    observation = orjson.loads(act.observation.json)
     return Turn(
         game=act.game,
         seat=act.seat,

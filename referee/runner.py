@@ -183,10 +183,12 @@ class MatchRunner:
                     {"game": self.request.game, "seats": list(seats), "options": self.options},
                 )
             )
+        # Checked once: a Protocol isinstance check is too slow for every move.
+        ticks = state if isinstance(state, games.TickState) and self.spec.simultaneous else None
         while not state.is_over():
             to_act = state.to_act()
-            if isinstance(state, games.TickState) and self.spec.simultaneous:
-                await self._play_tick(state, index, seats, to_act, stand_in)
+            if ticks is not None:
+                await self._play_tick(ticks, index, seats, to_act, stand_in)
             else:
                 seat = to_act[0]
                 choice = await self._ask(state, index, seat, seats[seat], stand_in)

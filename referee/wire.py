@@ -16,6 +16,8 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from typing import Any
 
+import orjson
+
 import games
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import cards_pb2 as cards
@@ -300,7 +302,7 @@ def observation_message(obs: dict[str, Any]) -> cards.Observation:
         round=obs["round"],
         dealer=_or(obs.get("dealer"), -1),
         scores=obs["scores"],
-        json=json.dumps(obs, separators=(",", ":")),
+        json=orjson.dumps(obs).decode(),
     )
     getattr(message, obs["game"]).CopyFrom(_OBSERVATIONS[obs["game"]](obs))
     return message
