@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import logging
 
 import bots
 import games
 from arena_cli.env import add_admin_token, add_referee, env
-from bots.sdk import BotRunner, register
+from bots.sdk import AuthError, BotRunner, register
 
 
 def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -71,6 +70,10 @@ def run_bot(args: argparse.Namespace) -> int:
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     runner = BotRunner(bots.load(args.bot), args.referee, args.token, args.capacity)
-    with contextlib.suppress(KeyboardInterrupt):
+    try:
         asyncio.run(runner.run())
+    except KeyboardInterrupt:
+        pass
+    except AuthError as error:
+        raise ValueError(f"the referee refused the token: {error}") from None
     return 0

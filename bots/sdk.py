@@ -161,6 +161,11 @@ class BotRunner:
                     raise AuthError(error.details() or "bad token") from None
                 if error.code() != grpc.StatusCode.CANCELLED or not self._stop.is_set():
                     raise
+            except asyncio.CancelledError:
+                # grpc.aio raises CancelledError for a call that stop() cancelled.
+                task = asyncio.current_task()
+                if not self._stop.is_set() or (task is not None and task.cancelling()):
+                    raise
             finally:
                 stopper.cancel()
                 outgoing.put_nowait(None)

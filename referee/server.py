@@ -85,6 +85,10 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
             ("grpc.max_send_message_length", 16 * 1024 * 1024),
             ("grpc.keepalive_time_ms", 20_000),
             ("grpc.http2.max_pings_without_data", 0),
+            # Accept client keepalive pings every 10 s or more (the SDK pings every
+            # 20 s); gRPC's default (5 min) answers an idle session's pings with
+            # GOAWAY "too_many_pings", dropping the bot every few minutes.
+            ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
         ]
     )
     pb_grpc.add_BotServiceServicer_to_server(

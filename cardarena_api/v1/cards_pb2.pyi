@@ -284,7 +284,7 @@ class GoodgeObservation(_message.Message):
     TRICKS_WON_FIELD_NUMBER: _builtins.int
     TARGET_FIELD_NUMBER: _builtins.int
     phase: _builtins.str
-    """bidding, discard, trump, play, over"""
+    """bid, discard, trump, play, over"""
     high_bid: _builtins.int
     """0 if none yet"""
     high_bidder: _builtins.int
