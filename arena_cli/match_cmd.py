@@ -101,7 +101,12 @@ def run_match(args: argparse.Namespace) -> int:
         print(json.dumps(data))
     else:
         print(f"match {data['match_id']} ({data['game']}): {data['status']}")
-        for entry, bot in enumerate(data["bots"]):
+        order = sorted(
+            range(len(data["bots"])),
+            key=lambda entry: data["ranks"][entry] if data["ranks"] else entry,
+        )
+        for entry in order:
+            bot = data["bots"][entry]
             if data["scores"]:
                 mark = "  (forfeit)" if bot in data["forfeits"] else ""
                 print(f"  {data['ranks'][entry]:>2}. {bot:<20} {data['scores'][entry]:>6}{mark}")
