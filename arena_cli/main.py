@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import grpc
 
-from arena_cli import bot_cmd, match_cmd, play, referee_cmd
+from arena_cli import bot_cmd, db_cmd, match_cmd, play, referee_cmd, web_cmd, worker_cmd
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -22,6 +22,9 @@ def build_parser() -> argparse.ArgumentParser:
     referee_cmd.add_parsers(commands)
     bot_cmd.add_parsers(commands)
     match_cmd.add_parsers(commands)
+    db_cmd.add_parsers(commands)
+    web_cmd.add_parsers(commands)
+    worker_cmd.add_parsers(commands)
     return parser
 
 
@@ -34,8 +37,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as error:
         parser.exit(2, f"arena {args.command}: error: {error}\n")
     except grpc.RpcError as error:
-        code = error.code() if isinstance(error, grpc.Call) else None
-        details = error.details() if isinstance(error, grpc.Call) else str(error)
+        # grpc.aio errors are not grpc.Call objects but have the same accessors.
+        if isinstance(error, grpc.Call | grpc.aio.AioRpcError):
+            code, details = error.code(), error.details()
+        else:
+            code, details = None, str(error)
         hint = (
             " (is the referee running? see --referee)"
             if code == grpc.StatusCode.UNAVAILABLE

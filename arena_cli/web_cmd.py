@@ -1,0 +1,83 @@
+"""`arena web`: serve the standings web app (FastAPI on uvicorn)."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+from types import FrameType
+
+from arena_cli.env import add_database, env
+
+DEFAULT_PORT = 8000
+DEFAULT_HOST = "127.0.0.1"
+
+
+def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register `web` on the `arena` parser."""
+    parser = commands.add_parser(
+        "web",
+        help="serve the standings web pages and JSON API",
+        description="Serve the standings, bot pages, tournaments and match replays over HTTP, "
+        "with a JSON API (/api/..., described at /openapi.json) and Prometheus /metrics. "
+        "SIGTERM or Ctrl-C stops it.",
+    )
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=int(env("WEB_PORT", str(DEFAULT_PORT)) or DEFAULT_PORT),
+        help=f"TCP port (env ARENA_WEB_PORT; default {DEFAULT_PORT})",
+    )
+    parser.add_argument(
+        "--host",
+        default=env("WEB_HOST", DEFAULT_HOST),
+        help=f"address to listen on (env ARENA_WEB_HOST; default {DEFAULT_HOST}; "
+        "0.0.0.0 for every interface)",
+    )
+    add_database(parser)
+    parser.add_argument(
+        "--poll-seconds",
+        type=float,
+        default=float(env("WEB_POLL_S", "5") or 5),
+        metavar="S",
+        help="how often open pages fetch fresh results (env ARENA_WEB_POLL_S; default 5)",
+    )
+    parser.set_defaults(run=run_web)
+
+
+def run_web(args: argparse.Namespace) -> int:
+    """Serve until SIGTERM or SIGINT."""
+    if not 0 < args.port < 65536:
+        raise ValueError(f"--port must be 1..65535, got {args.port}")
+    if not 0.2 <= args.poll_seconds <= 3600:
+        raise ValueError(f"--poll-seconds must be 0.2..3600, got {args.poll_seconds:g}")
+    # Imported here so that other subcommands do not load the web stack.
+    import uvicorn
+
+    from ladder.store import Store
+    from ladder.web import create_app
+
+    store = Store(args.db)
+    # Uvicorn stops cleanly on SIGTERM/SIGINT, then raises the signal again with
+    # the handler it found; with this one in place a clean stop exits with status 0.
+    previous = {signum: signal.signal(signum, _stopped) for signum in STOP_SIGNALS}
+    try:
+        uvicorn.run(
+            create_app(store, poll_seconds=args.poll_seconds),
+            host=args.host,
+            port=args.port,
+            log_level="info",
+            access_log=False,
+            proxy_headers=False,
+        )
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        store.close()
+    return 0
+
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+def _stopped(signum: int, frame: FrameType | None) -> None:
+    """Uvicorn has already shut down when it hands the signal on: nothing left to do."""

@@ -1,0 +1,248 @@
+"""The standings web app: HTML pages and a JSON API over the same data.
+
+`create_app(store)` builds a FastAPI app; nothing is created at import time.
+Pages: `/` (standings of every ladder), `/bots/{bot_id}`, `/tournaments`,
+`/tournaments/{id}`, `/matches/{match_id}` (result and replay viewer).
+JSON under `/api/...` (described at `/openapi.json`), Prometheus metrics at
+`/metrics`, liveness at `/healthz`.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Query, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.middleware.gzip import GZipMiddleware
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from sqlalchemy import text
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from ladder.store import Store
+from ladder.web import views
+from ladder.web.charts import Point, interval_bar, interval_scale, line_chart
+from ladder.web.metrics import MetricsMiddleware, WebMetrics
+from ladder.web.schemas import (
+    BotPageOut,
+    ErrorOut,
+    FramesOut,
+    HealthOut,
+    LadderOut,
+    LaddersOut,
+    MatchOut,
+    TournamentOut,
+    TournamentsOut,
+)
+
+HERE = Path(__file__).parent
+POLL_SECONDS = 5
+ERRORS: dict[int | str, dict[str, Any]] = {404: {"model": ErrorOut, "description": "Not found"}}
+
+
+def _when(value: datetime | None) -> str:
+    if value is None:
+        return ""
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _wants_json(request: Request) -> bool:
+    path = request.url.path
+    return path.startswith("/api/") or path in ("/healthz", "/metrics", "/openapi.json")
+
+
+def create_app(store: Store, *, poll_seconds: float = POLL_SECONDS) -> FastAPI:
+    """The web app over `store` (which the caller owns and closes)."""
+    app = FastAPI(
+        title="Card Arena standings",
+        version="1",
+        description="Ladders, bots, tournaments and match replays of Card Arena.",
+        docs_url=None,  # the interactive docs load scripts from a CDN; /openapi.json is enough
+        redoc_url=None,
+    )
+    metrics = WebMetrics.create()
+    cache = views.FrameCache()
+    app.state.store = store
+    app.state.metrics = metrics
+    app.add_middleware(GZipMiddleware, minimum_size=2048)
+    app.add_middleware(MetricsMiddleware, metrics=metrics)
+    app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+    templates = Jinja2Templates(directory=HERE / "templates")
+    templates.env.filters["when"] = _when
+    templates.env.filters["game_title"] = views.game_title
+    templates.env.globals.update(
+        label=views.label,
+        game_title=views.game_title,
+        split_ladder=views.split_ladder,
+        poll_ms=int(poll_seconds * 1000),
+    )
+
+    def page(request: Request, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
+        return templates.TemplateResponse(request, name, context, status_code=status_code)
+
+    def error(request: Request, status: int, detail: str) -> Response:
+        if _wants_json(request):
+            return JSONResponse({"detail": detail}, status_code=status)
+        return page(request, "error.html", status, status=status, detail=detail)
+
+    @app.exception_handler(views.WebError)
+    async def web_error(request: Request, exc: views.WebError) -> Response:
+        return error(request, exc.status, exc.detail)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        detail = str(exc.detail)
+        if exc.status_code == 404 and detail == "Not Found":
+            detail = f"there is no page at {request.url.path}"
+        return error(request, exc.status_code, detail)
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Request, exc: RequestValidationError) -> Response:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg', 'invalid')}"
+            for e in exc.errors()
+        )
+        if _wants_json(request):
+            return JSONResponse(
+                {"detail": f"bad request: {problems}", "errors": jsonable_encoder(exc.errors())},
+                status_code=422,
+            )
+        return error(request, 422, f"bad request: {problems}")
+
+    # Pages ---------------------------------------------------------------------------
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    def standings_page(request: Request) -> HTMLResponse:
+        return page(request, "standings.html", data=views.ladders(store))
+
+    @app.get("/bots/{bot_id}", response_class=HTMLResponse, include_in_schema=False)
+    def bot_page(request: Request, bot_id: str) -> HTMLResponse:
+        data = views.bot_page(store, bot_id)
+        charts = []
+        for rating in data.ratings:
+            points = [p for p in data.history if p.ladder_id == rating.ladder_id]
+            series = [
+                Point(
+                    p.rating,
+                    str(p.games),
+                    f"{p.rating:.1f} after game {p.games} ({p.match_id}, {_when(p.at)})",
+                )
+                for p in points
+            ]
+            if rating.start_rating is not None:
+                series.insert(
+                    0, Point(rating.start_rating, "0", f"start {rating.start_rating:.1f}")
+                )
+            charts.append(
+                (
+                    rating,
+                    line_chart(
+                        series,
+                        title=f"rating of {views.label(data.bot)} on {rating.ladder_id}",
+                        baseline=rating.start_rating,
+                    ),
+                )
+            )
+        return page(request, "bot.html", data=data, charts=charts)
+
+    @app.get("/tournaments", response_class=HTMLResponse, include_in_schema=False)
+    def tournaments_page(request: Request) -> HTMLResponse:
+        data = views.tournaments(store)
+        signature = ",".join(
+            f"{t.id}:{t.status}:{t.matches_finished}/{t.matches_total}" for t in data.tournaments
+        )
+        return page(request, "tournaments.html", data=data, signature=signature)
+
+    @app.get("/tournaments/{tournament_id}", response_class=HTMLResponse, include_in_schema=False)
+    def tournament_page(request: Request, tournament_id: str) -> HTMLResponse:
+        data = views.tournament(store, tournament_id)
+        scale = interval_scale([(line.ci_low, line.ci_high) for line in data.table])
+        bars = [interval_bar(line.rating, line.ci_low, line.ci_high, scale) for line in data.table]
+        return page(request, "tournament.html", data=data, bars=bars, scale=scale)
+
+    @app.get("/matches/{match_id}", response_class=HTMLResponse, include_in_schema=False)
+    def match_page(request: Request, match_id: str) -> HTMLResponse:
+        data = views.match(store, match_id)
+        seats = views.bot_refs(store, (b for g in data.games for b in g.seats))
+        return page(request, "match.html", data=data, seat_refs=seats)
+
+    # JSON API -------------------------------------------------------------------------
+
+    @app.get("/api/ladders", response_model=LaddersOut, tags=["ladders"])
+    def api_ladders() -> LaddersOut:
+        """Every ladder with its standings, best first."""
+        return views.ladders(store)
+
+    @app.get(
+        "/api/ladders/{ladder_id}", response_model=LadderOut, responses=ERRORS, tags=["ladders"]
+    )
+    def api_ladder(ladder_id: str) -> LadderOut:
+        """One ladder's standings, e.g. `goodge-4p`."""
+        return views.ladder(store, ladder_id)
+
+    @app.get("/api/bots/{bot_id}", response_model=BotPageOut, responses=ERRORS, tags=["bots"])
+    def api_bot(bot_id: str) -> BotPageOut:
+        """A bot (by id, name or name@version): ratings, rating history, recent matches."""
+        return views.bot_page(store, bot_id)
+
+    @app.get("/api/tournaments", response_model=TournamentsOut, tags=["tournaments"])
+    def api_tournaments() -> TournamentsOut:
+        """Tournaments, newest first."""
+        return views.tournaments(store)
+
+    @app.get(
+        "/api/tournaments/{tournament_id}",
+        response_model=TournamentOut,
+        responses=ERRORS,
+        tags=["tournaments"],
+    )
+    def api_tournament(tournament_id: str) -> TournamentOut:
+        """One tournament: progress and table (rating with 95% interval)."""
+        return views.tournament(store, tournament_id)
+
+    @app.get("/api/matches/{match_id}", response_model=MatchOut, responses=ERRORS, tags=["matches"])
+    def api_match(match_id: str) -> MatchOut:
+        """A match: its entries, status and, once finished, its result per game."""
+        return views.match(store, match_id)
+
+    @app.get(
+        "/api/matches/{match_id}/frames",
+        response_model=FramesOut,
+        responses={
+            **ERRORS,
+            409: {"model": ErrorOut, "description": "The match has not finished"},
+        },
+        tags=["matches"],
+    )
+    def api_frames(
+        match_id: str,
+        game: int = Query(0, ge=0, description="which game of the match (duplicate rotation)"),
+    ) -> FramesOut:
+        """The replay of one game of a finished match, frame by frame, every card face up."""
+        return views.frames(store, match_id, game, cache)
+
+    # Operations --------------------------------------------------------------------------
+
+    @app.get("/healthz", response_model=HealthOut, tags=["operations"])
+    def healthz() -> Response:
+        """200 when the database answers, else 503."""
+        try:
+            with store.engine.connect() as connection:
+                connection.execute(text("SELECT 1"))
+        except Exception:
+            body = HealthOut(status="unavailable", database=False)
+            return JSONResponse(body.model_dump(), status_code=503)
+        return JSONResponse(HealthOut(status="ok", database=True).model_dump())
+
+    @app.get("/metrics", include_in_schema=False)
+    def prometheus() -> Response:
+        return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)
+
+    return app

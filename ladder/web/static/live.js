@@ -1,0 +1,139 @@
+/* Card Arena: keep pages current by polling the JSON API (no libraries). */
+"use strict";
+var Arena = (function () {
+  var pollMs = parseInt(document.body.getAttribute("data-poll-ms"), 10) || 5000;
+
+  function el(tag, attrs, children) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (key) {
+      if (key === "text") node.textContent = attrs[key];
+      else node.setAttribute(key, attrs[key]);
+    });
+    (children || []).forEach(function (child) {
+      node.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
+    });
+    return node;
+  }
+
+  /* Call fetchJSON(url) every pollMs; onData(data, text) gets each answer. */
+  function poll(url, onData) {
+    var last = null;
+    function tick() {
+      fetch(url, { headers: { Accept: "application/json" }, cache: "no-store" })
+        .then(function (response) { return response.ok ? response.text() : null; })
+        .then(function (text) {
+          if (text !== null && text !== last) {
+            var first = last === null;
+            last = text;
+            onData(JSON.parse(text), first);
+          }
+        })
+        .catch(function () { /* the server may be restarting: try again later */ })
+        .then(function () { setTimeout(tick, pollMs); });
+    }
+    setTimeout(tick, pollMs);
+  }
+
+  function standingRow(line) {
+    return el("tr", { "data-bot": line.bot_id }, [
+      el("td", { class: "num", text: String(line.rank) }),
+      el("td", {}, [el("a", { href: "/bots/" + line.bot_id, text: line.bot })]),
+      el("td", { text: line.version }),
+      el("td", { class: "num rating", text: line.rating.toFixed(1) }),
+      el("td", { class: "num", text: String(line.games) }),
+      el("td", {}, line.provisional ? [el("span", { class: "badge prov", text: "provisional" })] : []),
+    ]);
+  }
+
+  /* Standings: re-render each ladder's rows; reload if the set of ladders changed. */
+  function pollStandings(root) {
+    if (!root) return;
+    var known = root.getAttribute("data-ladders");
+    poll(root.getAttribute("data-api"), function (data) {
+      var ids = data.ladders.map(function (l) { return l.id; }).join(",");
+      if (ids !== known) { window.location.reload(); return; }
+      data.ladders.forEach(function (ladder) {
+        var table = root.querySelector('table[data-ladder="' + ladder.id + '"]');
+        if (!table) return;
+        var signature = ladder.standings.map(function (line) {
+          return line.bot_id + ":" + line.rating.toFixed(1) + ":" + line.games + ";";
+        }).join("");
+        if (signature === table.getAttribute("data-signature")) return;  // nothing new
+        table.setAttribute("data-signature", signature);
+        var body = table.querySelector("tbody");
+        body.replaceChildren.apply(body, ladder.standings.map(standingRow));
+      });
+    });
+  }
+
+  function bar(line, lo, hi) {
+    var width = 220, height = 18, mid = height / 2, span = (hi - lo) || 1;
+    function x(v) { return 4 + (width - 8) * (v - lo) / span; }
+    var ns = "http://www.w3.org/2000/svg";
+    var svg = document.createElementNS(ns, "svg");
+    svg.setAttribute("class", "ci");
+    svg.setAttribute("viewBox", "0 0 " + width + " " + height);
+    svg.setAttribute("width", width);
+    svg.setAttribute("height", height);
+    function add(tag, attrs) {
+      var node = document.createElementNS(ns, tag);
+      Object.keys(attrs).forEach(function (k) { node.setAttribute(k, attrs[k]); });
+      svg.appendChild(node);
+    }
+    add("line", { class: "ci-axis", x1: 4, x2: width - 4, y1: mid, y2: mid });
+    add("rect", { class: "ci-bar", x: x(line.ci_low), y: mid - 4, width: Math.max(1, x(line.ci_high) - x(line.ci_low)), height: 8, rx: 3 });
+    add("circle", { class: "ci-dot", cx: x(line.rating), cy: mid, r: 4 });
+    return svg;
+  }
+
+  /* One tournament: progress, status and table with interval bars. */
+  function pollTournament(root) {
+    if (!root) return;
+    poll(root.getAttribute("data-api"), function (t) {
+      document.getElementById("t-status").textContent = t.status;
+      document.getElementById("t-status").className = "status s-" + t.status;
+      var progress = document.getElementById("t-progress");
+      progress.max = t.matches_total || 1;
+      progress.value = t.matches_finished;
+      document.getElementById("t-progress-text").textContent =
+        t.matches_finished + " of " + t.matches_total + " matches recorded";
+      if (!t.table.length) return;
+      var lo = Math.min.apply(null, t.table.map(function (l) { return l.ci_low; }));
+      var hi = Math.max.apply(null, t.table.map(function (l) { return l.ci_high; }));
+      var margin = (hi - lo) * 0.05 || 10;
+      lo -= margin; hi += margin;
+      var rows = t.table.map(function (line, i) {
+        return el("tr", { "data-bot": line.bot_id }, [
+          el("td", { class: "num", text: String(i + 1) }),
+          el("td", {}, [el("a", { href: "/bots/" + line.bot_id, text: line.bot })]),
+          el("td", { class: "num rating", text: line.rating.toFixed(0) }),
+          el("td", { class: "num muted", text: line.ci_low.toFixed(0) + " – " + line.ci_high.toFixed(0) }),
+          el("td", { class: "ci-col" }, [bar(line, lo, hi)]),
+          el("td", { class: "num", text: String(line.games) }),
+        ]);
+      });
+      var body = document.querySelector("#t-table tbody");
+      body.replaceChildren.apply(body, rows);
+      var scale = document.querySelector("#t-table .scale");
+      if (scale) scale.replaceChildren(el("span", { text: lo.toFixed(0) }), el("span", { text: hi.toFixed(0) }));
+    });
+  }
+
+  /* Reload the page once signature(data) differs from what the page was rendered with. */
+  function reloadWhenChanged(url, rendered, signature) {
+    poll(url, function (data) { if (signature(data) !== rendered) window.location.reload(); });
+  }
+
+  var signatures = {
+    match: function (m) { return m.status; },
+    bot: function (b) { return b.history.length + ":" + b.matches.length; },
+    tournaments: function (d) {
+      return d.tournaments.map(function (t) {
+        return t.id + ":" + t.status + ":" + t.matches_finished + "/" + t.matches_total;
+      }).join(",");
+    },
+  };
+
+  return { el: el, poll: poll, pollStandings: pollStandings, pollTournament: pollTournament,
+           reloadWhenChanged: reloadWhenChanged, signatures: signatures };
+})();

@@ -1,0 +1,374 @@
+"""The data behind every page and API route, as the models of `ladder.web.schemas`.
+
+Each function reads the store through `ladder.queries` (plus two small
+lookups of its own) and raises `WebError` with a clear message for ids that
+do not exist, so the routes only choose between HTML and JSON.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable
+from typing import Any
+
+from sqlalchemy import func, select
+
+import games
+from ladder import queries
+from ladder.models import BotRow, RatingHistoryRow
+from ladder.store import NotFound, Store
+from ladder.web.replay import build_frames
+from ladder.web.schemas import (
+    BotOut,
+    BotPageOut,
+    BotRatingOut,
+    BotRefOut,
+    EntryOut,
+    FramesOut,
+    GameResultOut,
+    HistoryPointOut,
+    LadderOut,
+    LaddersOut,
+    MatchLineOut,
+    MatchOut,
+    StandingOut,
+    TableLineOut,
+    TournamentOut,
+    TournamentsOut,
+)
+
+
+class WebError(Exception):
+    """A request the web cannot answer: an HTTP status and a message for people."""
+
+    def __init__(self, status: int, detail: str) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.detail = detail
+
+
+MAX_ID = 200
+"""Longer ids than this name nothing (no id the arena makes comes close)."""
+
+
+def checked_id(kind: str, value: str) -> str:
+    """`value` if it can name a `kind`; else a 404 (NUL bytes and huge ids never reach SQL)."""
+    if len(value) > MAX_ID or "\x00" in value:
+        raise WebError(404, f"no {kind} with id {value[:40]!r}{'...' if len(value) > 40 else ''}")
+    return value
+
+
+def label(bot: BotRefOut) -> str:
+    """How a bot is named on pages: `name`, or `name@version` unless the version is 1."""
+    return bot.name if bot.version in ("", "1") else f"{bot.name}@{bot.version}"
+
+
+def split_ladder(ladder_id: str) -> tuple[str, int]:
+    """`goodge-4p` -> ("goodge", 4)."""
+    game, _, players = ladder_id.rpartition("-")
+    try:
+        return game, int(players.removesuffix("p"))
+    except ValueError:
+        return ladder_id, 0
+
+
+def game_title(game: str) -> str:
+    """The full name of a game, e.g. `The Goodge Rules`."""
+    try:
+        return games.get(game).title
+    except ValueError:
+        return game
+
+
+def bot_refs(store: Store, ids: Iterable[str]) -> dict[str, BotRefOut]:
+    """The bots with these ids; unknown ids get a stand-in named by the id."""
+    wanted = set(ids)
+    refs = {bot_id: BotRefOut(id=bot_id, name=bot_id, version="") for bot_id in wanted}
+    if wanted:
+        with store.session() as session:
+            for row in session.scalars(select(BotRow).where(BotRow.id.in_(wanted))):
+                refs[row.id] = BotRefOut(id=row.id, name=row.name, version=row.version)
+    return refs
+
+
+# Ladders ---------------------------------------------------------------------------
+
+
+def _standing(line: queries.Standing) -> StandingOut:
+    return StandingOut(
+        rank=line.rank,
+        bot_id=line.bot_id,
+        bot=line.bot,
+        version=line.version,
+        rating=line.rating,
+        games=line.games,
+        provisional=line.provisional,
+    )
+
+
+def ladder(store: Store, ladder_id: str) -> LadderOut:
+    """One ladder's standings; 404 for a ladder nobody has played on."""
+    checked_id("ladder", ladder_id)
+    if ladder_id not in queries.ladders(store):
+        raise WebError(404, f"no ladder {ladder_id!r} (ladders are named like goodge-4p)")
+    game, players = split_ladder(ladder_id)
+    return LadderOut(
+        id=ladder_id,
+        game=game,
+        players=players,
+        standings=[_standing(line) for line in queries.standings(store, ladder_id)],
+    )
+
+
+def ladders(store: Store) -> LaddersOut:
+    """Every ladder with its standings."""
+    return LaddersOut(ladders=[ladder(store, ladder_id) for ladder_id in queries.ladders(store)])
+
+
+# Bots ------------------------------------------------------------------------------
+
+
+def bot_page(store: Store, ref: str) -> BotPageOut:
+    """A bot (by id, name or name@version): ratings, history and recent matches."""
+    checked_id("bot", ref)
+    try:
+        found = queries.resolve_bot(store, ref)
+    except queries.UnknownBot as error:
+        raise WebError(404, str(error)) from None
+    bot = store.bot(found.id)
+    history = queries.bot_history(store, bot.id)
+    with store.session() as session:
+        first = {
+            ladder_id: before
+            for ladder_id, before in session.execute(
+                select(RatingHistoryRow.ladder_id, RatingHistoryRow.rating_before)
+                .where(RatingHistoryRow.bot_id == bot.id)
+                .where(
+                    RatingHistoryRow.id.in_(
+                        select(func.min(RatingHistoryRow.id))
+                        .where(RatingHistoryRow.bot_id == bot.id)
+                        .group_by(RatingHistoryRow.ladder_id)
+                    )
+                )
+            ).all()
+        }
+    ratings = []
+    for ladder_id in queries.ladders(store):
+        for line in queries.standings(store, ladder_id):
+            if line.bot_id == bot.id:
+                ratings.append(
+                    BotRatingOut(
+                        ladder_id=ladder_id,
+                        rank=line.rank,
+                        rating=line.rating,
+                        games=line.games,
+                        provisional=line.provisional,
+                        start_rating=first.get(ladder_id),
+                    )
+                )
+    return BotPageOut(
+        bot=BotOut(id=bot.id, name=bot.name, version=bot.version, games=list(bot.games)),
+        ratings=ratings,
+        history=[
+            HistoryPointOut(
+                ladder_id=p.ladder_id, match_id=p.match_id, rating=p.rating, games=p.games, at=p.at
+            )
+            for p in history
+        ],
+        matches=match_lines(store, bot.id),
+    )
+
+
+def match_lines(store: Store, bot_id: str | None = None, limit: int = 20) -> list[MatchLineOut]:
+    """Recorded matches, newest first (only the bot's, if given)."""
+    lines = queries.recent_matches(store, bot_id, limit)
+    refs = bot_refs(store, (b for line in lines for b in line.bots))
+    return [
+        MatchLineOut(
+            match_id=line.match_id,
+            ladder_id=line.ladder_id,
+            tournament_id=line.tournament_id,
+            bots=[refs[b] for b in line.bots],
+            scores=line.scores,
+            ranks=line.ranks,
+            recorded_at=line.recorded_at,
+        )
+        for line in lines
+    ]
+
+
+# Tournaments -------------------------------------------------------------------------
+
+
+def _tournament(view: queries.TournamentView) -> TournamentOut:
+    return TournamentOut(
+        id=view.id,
+        name=view.name,
+        game=view.game,
+        players=view.players,
+        ladder_id=queries.ladder_id(view.game, view.players),
+        status=view.status,
+        schedule=view.schedule,
+        matches_total=view.matches_total,
+        matches_finished=view.matches_finished,
+        table=[
+            TableLineOut(
+                bot_id=line.bot_id,
+                bot=line.bot,
+                rating=line.rating,
+                ci_low=line.ci_low,
+                ci_high=line.ci_high,
+                games=line.games,
+            )
+            for line in view.table
+        ],
+        created_at=view.created_at,
+        finished_at=view.finished_at,
+    )
+
+
+def tournaments(store: Store) -> TournamentsOut:
+    """Tournaments, newest first."""
+    return TournamentsOut(tournaments=[_tournament(v) for v in queries.tournaments(store)])
+
+
+def tournament(store: Store, tournament_id: str) -> TournamentOut:
+    """One tournament; 404 if unknown."""
+    checked_id("tournament", tournament_id)
+    try:
+        return _tournament(queries.tournament(store, tournament_id))
+    except NotFound as error:
+        raise WebError(404, str(error)) from None
+
+
+# Matches -------------------------------------------------------------------------------
+
+
+def match(store: Store, match_id: str) -> MatchOut:
+    """A match with its result (once finished); 404 if unknown."""
+    checked_id("match", match_id)
+    try:
+        found = store.match(match_id)
+    except NotFound as error:
+        raise WebError(404, str(error)) from None
+    request = found.request
+    refs = bot_refs(store, request.bot_ids)
+    result: dict[str, Any] = found.result or {}
+    finished = found.status == "finished" and bool(result)
+    forfeits = set(result.get("forfeits", []))
+    reasons: dict[str, str] = result.get("forfeit_reasons") or {}
+    strikes: dict[str, int] = result.get("strikes") or {}
+    entries = [
+        EntryOut(
+            bot=refs[bot_id],
+            score=result["scores"][entry] if finished else None,
+            rank=result["ranks"][entry] if finished else None,
+            forfeit=bot_id in forfeits,
+            forfeit_reason=reasons.get(bot_id),
+            strikes=int(strikes.get(bot_id, 0)),
+        )
+        for entry, bot_id in enumerate(request.bot_ids)
+    ]
+    played = [
+        GameResultOut(
+            index=index,
+            seed=int(one["seed"]),
+            seats=list(one["seats"]),
+            scores=list(one["scores"]),
+            ranks=list(one["ranks"]),
+            rounds=int(one["rounds"]),
+        )
+        for index, one in enumerate(result.get("games", []) if finished else [])
+    ]
+    return MatchOut(
+        match_id=request.id,
+        game=request.game,
+        players=request.players,
+        ladder_id=queries.ladder_id(request.game, request.players),
+        status=found.status,
+        reason=found.reason,
+        duplicate=request.duplicate,
+        seed=request.seed,
+        entries=entries,
+        games=played,
+        replay_available=finished,
+    )
+
+
+class FrameCache:
+    """The frames of recently viewed games (finished matches never change)."""
+
+    def __init__(self, size: int = 16) -> None:
+        self.size = size
+        self._items: OrderedDict[tuple[str, int], FramesOut] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, int]) -> FramesOut | None:
+        with self._lock:
+            value = self._items.get(key)
+            if value is not None:
+                self._items.move_to_end(key)
+            return value
+
+    def put(self, key: tuple[str, int], value: FramesOut) -> None:
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+
+def frames(store: Store, match_id: str, game_index: int, cache: FrameCache) -> FramesOut:
+    """The replay frames of one game of a finished match.
+
+    404 for an unknown match or game; 409 while the match is not finished,
+    so that no card still hidden in play is ever shown.
+    """
+    checked_id("match", match_id)
+    try:
+        found = store.match(match_id)
+    except NotFound as error:
+        raise WebError(404, str(error)) from None
+    if found.status != "finished":
+        why = f" ({found.reason})" if found.reason else ""
+        raise WebError(
+            409,
+            f"match {match_id!r} is {found.status}{why}: its replay is shown only once it has "
+            "finished, so that no hidden card is revealed while it is played",
+        )
+    cached = cache.get((match_id, game_index))
+    if cached is not None:
+        return cached
+    replays = store.replays(match_id)
+    if not replays:
+        raise WebError(404, f"match {match_id!r} has no stored replay")
+    by_index = {replay.game_index: replay for replay in replays}
+    if game_index not in by_index:
+        raise WebError(
+            404,
+            f"match {match_id!r} has no game {game_index}; its games are "
+            + ", ".join(str(i) for i in sorted(by_index)),
+        )
+    replay = by_index[game_index]
+    refs = bot_refs(store, replay.seats)
+    seats = [refs[bot_id] for bot_id in replay.seats]
+    try:
+        built, sampled = build_frames(replay.log, seats)
+    except (KeyError, TypeError, ValueError) as error:
+        raise WebError(
+            500, f"the stored replay of match {match_id!r} does not replay: {error}"
+        ) from error
+    out = FramesOut(
+        match_id=match_id,
+        game=str(replay.log["game"]),
+        game_index=game_index,
+        games=len(replays),
+        players=len(seats),
+        seats=seats,
+        moves=len(replay.log["moves"]),
+        sampled=sampled,
+        frames=built,
+    )
+    cache.put((match_id, game_index), out)
+    return out

@@ -1,0 +1,1 @@
+"""Tests of the standings web app (ladder.web) and `arena web`."""

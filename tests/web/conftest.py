@@ -1,0 +1,170 @@
+"""A store filled by actually playing: bots registered, matches run, results recorded.
+
+Matches are played in this process by the referee's own `MatchRunner`
+through seat channels that ask the reference bots (rules, random) — the
+same engines, result dict and replays that a referee process writes — and
+stored the way the referee stores them (`Store.create_match`, then
+`Store.finish_match`). The ladder records them with `league.record_match`
+and computes tournament tables with `league.finish_tournament`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import warnings
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+with warnings.catch_warnings():
+    # Starlette asks for httpx2 in its test client; httpx works the same for these tests.
+    warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
+    from fastapi.testclient import TestClient
+
+from bots.base import Bot, Turn
+from bots.random_bot import RandomBot
+from bots.rules import RulesBot
+from ladder import league
+from ladder.store import MatchRequest, Store
+from ladder.web import create_app
+from referee.channels import ActRequest, Answer, Notice
+from referee.runner import Limits, MatchRunner
+
+
+class BotSeat:
+    """A seat channel in this process: a reference bot answers every request at once."""
+
+    def __init__(self, bot_id: str, bot: Bot) -> None:
+        self.bot_id = bot_id
+        self.bot = bot
+
+    async def act(self, request: ActRequest, timeout_s: float) -> Answer:
+        turn = Turn(
+            game=request.game,
+            seat=request.seat,
+            players=request.players,
+            observation=request.observation,
+            legal=request.legal,
+        )
+        return Answer(request.request_id, action=self.bot.act(turn))
+
+    async def notify(self, notice: Notice) -> None:
+        pass
+
+
+def play_and_store(store: Store, request: MatchRequest, players: Mapping[str, Bot]) -> None:
+    """Play `request` through the referee's runner and store it as the referee does."""
+    store.create_match(request)
+    channels = {bot_id: BotSeat(bot_id, players[bot_id]) for bot_id in request.bot_ids}
+    result, replays = asyncio.run(MatchRunner(request, channels, Limits()).run())
+    store.finish_match(request.id, result, replays)
+
+
+@dataclass
+class Arena:
+    """What the filled store holds, by id."""
+
+    url: str
+    bots: dict[str, str] = field(default_factory=dict)  # name -> id
+    goodge_matches: list[str] = field(default_factory=list)
+    golden10_match: str = ""
+    goof_match: str = ""
+    running_match: str = ""
+    aborted_match: str = ""
+    tournament: str = ""
+    open_tournament: str = ""
+
+
+BOT_KINDS: dict[str, type[RulesBot] | type[RandomBot]] = {
+    "ada": RulesBot,
+    "bea": RulesBot,
+    "cy": RandomBot,
+    "dot": RandomBot,
+}
+
+
+def fill(url: str) -> Arena:
+    """Register four bots and play: two duplicate Goodge matches, a Golden 10 and a
+    Goof match on the ladder, a finished Golden 10 tournament, one open tournament,
+    one match still running and one aborted."""
+    store = Store(url)
+    arena = Arena(url)
+    try:
+        players: dict[str, Bot] = {}
+        for seed, (name, kind) in enumerate(BOT_KINDS.items()):
+            bot, _token = store.register_bot(name, "1", ["goodge", "golden10", "goof"])
+            arena.bots[name] = bot.id
+            players[bot.id] = kind(seed=seed)
+        ids = list(arena.bots.values())
+
+        def ladder_match(
+            match_id: str, game: str, bot_ids: list[str], seed: int, duplicate: bool
+        ) -> str:
+            request = MatchRequest(
+                id=match_id,
+                game=game,
+                players=len(bot_ids),
+                bot_ids=tuple(bot_ids),
+                seed=seed,
+                options={},
+                duplicate=duplicate,
+                deadline_ms=1000,
+            )
+            play_and_store(store, request, players)
+            assert league.record_match(store, match_id)
+            return match_id
+
+        arena.goodge_matches = [
+            ladder_match("goodge-1", "goodge", ids, 11, True),
+            ladder_match("goodge-2", "goodge", [ids[2], ids[0], ids[3], ids[1]], 12, True),
+        ]
+        arena.golden10_match = ladder_match("golden10-1", "golden10", ids, 21, False)
+        arena.goof_match = ladder_match("goof-1", "goof", ids[:3], 31, False)
+
+        arena.tournament = league.create_tournament(
+            store, "golden10", 3, ids, duplicate=True, name="Golden 10 cup", seed=5
+        )
+        for match_id in league.pending_matches(store, arena.tournament):
+            request = league.planned_request(store, match_id)
+            assert request is not None
+            play_and_store(store, request, players)
+            assert league.record_match(store, match_id)
+        assert league.finish_tournament(store, arena.tournament)
+        arena.open_tournament = league.create_tournament(
+            store, "goof", 3, ids, duplicate=False, name="Goof open", seed=6
+        )
+
+        running = MatchRequest("still-playing", "goodge", 4, tuple(ids), 5, {}, False, 1000)
+        store.create_match(running)
+        arena.running_match = running.id
+        aborted = MatchRequest("cut-short", "golden10", 4, tuple(ids), 6, {}, False, 1000)
+        store.create_match(aborted)
+        store.abort_match(aborted.id, "the referee restarted during the match")
+        arena.aborted_match = aborted.id
+    finally:
+        store.close()
+    return arena
+
+
+@pytest.fixture(scope="session")
+def arena(tmp_path_factory: pytest.TempPathFactory) -> Arena:
+    """A SQLite store filled by playing (built once for the whole session)."""
+    path: Path = tmp_path_factory.mktemp("web") / "arena.db"
+    return fill(f"sqlite:///{path}")
+
+
+@pytest.fixture(scope="session")
+def store(arena: Arena) -> Iterator[Store]:
+    opened = Store(arena.url)
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+@pytest.fixture(scope="session")
+def client(store: Store) -> Iterator[TestClient]:
+    with TestClient(create_app(store)) as test_client:
+        yield test_client

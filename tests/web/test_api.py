@@ -1,0 +1,379 @@
+"""The web app's routes, JSON and HTML, over a store filled by playing real matches."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import select
+
+from ladder import league, queries
+from ladder.models import RatingHistoryRow, RatingRow
+from ladder.store import MatchRequest, Store
+from ladder.web import create_app
+from tests.web.conftest import BOT_KINDS, Arena, play_and_store
+
+LADDERS = {"goodge-4p", "golden10-4p", "golden10-3p", "goof-3p"}
+
+
+def get_json(client: TestClient, url: str, status: int = 200) -> Any:
+    response = client.get(url)
+    assert response.status_code == status, (url, response.status_code, response.text[:300])
+    assert response.headers["content-type"].startswith("application/json")
+    return response.json()
+
+
+def get_html(client: TestClient, url: str, status: int = 200) -> str:
+    response = client.get(url)
+    assert response.status_code == status, (url, response.status_code, response.text[:300])
+    assert response.headers["content-type"].startswith("text/html")
+    return str(response.text)
+
+
+# Standings ----------------------------------------------------------------------------
+
+
+def test_api_ladders_are_the_stored_ratings(client: TestClient, store: Store, arena: Arena) -> None:
+    data = get_json(client, "/api/ladders")
+    assert {ladder["id"] for ladder in data["ladders"]} == LADDERS
+    with store.session() as session:
+        stored = {
+            (r.ladder_id, r.bot_id): (r.rating, r.games) for r in session.scalars(select(RatingRow))
+        }
+    for ladder in data["ladders"]:
+        game, _, players = ladder["id"].rpartition("-")
+        assert (ladder["game"], f"{ladder['players']}p") == (game, players)
+        lines = ladder["standings"]
+        assert [line["rank"] for line in lines] == list(range(1, len(lines) + 1))
+        ratings = [line["rating"] for line in lines]
+        assert ratings == sorted(ratings, reverse=True)
+        for line in lines:
+            assert (line["rating"], line["games"]) == stored[(ladder["id"], line["bot_id"])]
+            assert line["provisional"] is (line["games"] < queries.PROVISIONAL_GAMES)
+    goodge = next(ladder for ladder in data["ladders"] if ladder["id"] == "goodge-4p")
+    assert {line["bot"] for line in goodge["standings"]} == set(arena.bots)
+    assert all(line["games"] == 2 for line in goodge["standings"])
+
+
+def test_api_one_ladder_and_unknown_ladder(client: TestClient) -> None:
+    ladder = get_json(client, "/api/ladders/goof-3p")
+    assert ladder["id"] == "goof-3p" and len(ladder["standings"]) == 3
+    error = get_json(client, "/api/ladders/goodge-9p", 404)
+    assert "no ladder 'goodge-9p'" in error["detail"]
+
+
+def test_standings_page_lists_bots_ratings_and_links(client: TestClient, store: Store) -> None:
+    html = get_html(client, "/")
+    assert 'data-api="/api/ladders"' in html and "/static/live.js" in html
+    for ladder_id in LADDERS:
+        assert f'data-ladder="{ladder_id}"' in html
+        for line in queries.standings(store, ladder_id):
+            assert f'<a href="/bots/{line.bot_id}">{line.bot}</a>' in html
+            assert f"{line.rating:.1f}" in html
+    assert "provisional" in html
+
+
+# Bots ------------------------------------------------------------------------------------
+
+
+def test_api_bot_history_and_matches(client: TestClient, store: Store, arena: Arena) -> None:
+    ada = arena.bots["ada"]
+    data = get_json(client, f"/api/bots/{ada}")
+    assert data["bot"] == {
+        "id": ada,
+        "name": "ada",
+        "version": "1",
+        "games": ["goodge", "golden10", "goof"],
+    }
+    with store.session() as session:
+        rows = session.scalars(
+            select(RatingHistoryRow)
+            .where(RatingHistoryRow.bot_id == ada)
+            .order_by(RatingHistoryRow.at, RatingHistoryRow.id)
+        ).all()
+        history = [(r.ladder_id, r.match_id, r.rating_after, r.games) for r in rows]
+        starts = {r.ladder_id: r.rating_before for r in reversed(rows)}
+    assert [
+        (p["ladder_id"], p["match_id"], p["rating"], p["games"]) for p in data["history"]
+    ] == history
+    assert {r["ladder_id"]: r["start_rating"] for r in data["ratings"]} == starts
+    assert {r["ladder_id"] for r in data["ratings"]} == LADDERS
+    matches = {line["match_id"]: line for line in data["matches"]}
+    assert {"goodge-1", "goodge-2", "golden10-1", "goof-1"} <= set(matches)
+    goodge1 = matches["goodge-1"]
+    result = store.match("goodge-1").result
+    assert result is not None
+    assert [bot["id"] for bot in goodge1["bots"]] == result["bots"]
+    assert goodge1["scores"] == result["scores"] and goodge1["ranks"] == result["ranks"]
+    # A bot is also found by its name, or name@version.
+    assert get_json(client, "/api/bots/ada")["bot"]["id"] == ada
+    assert get_json(client, "/api/bots/ada@1")["bot"]["id"] == ada
+
+
+def test_bot_page_draws_one_chart_per_ladder(
+    client: TestClient, store: Store, arena: Arena
+) -> None:
+    ada = arena.bots["ada"]
+    html = get_html(client, f"/bots/{ada}")
+    charts = re.findall(r'<div class="chart-block" data-ladder="([^"]+)">(.*?)</div>', html, re.S)
+    assert {ladder for ladder, _ in charts} == LADDERS
+    history = queries.bot_history(store, ada)
+    for ladder, chart in charts:
+        assert "<svg" in chart and 'class="line"' in chart
+        points = [p for p in history if p.ladder_id == ladder]
+        # One dot per rated match plus the start.
+        assert chart.count('<circle class="dot"') == len(points) + 1
+        for point in points:
+            assert f"{point.rating:.1f} after game {point.games}" in chart
+    for match_id in ("goodge-1", "goodge-2", "golden10-1", "goof-1"):
+        assert f'href="/matches/{match_id}"' in html
+
+
+def test_unknown_bot_is_404_in_json_and_html(client: TestClient) -> None:
+    assert "no bot 'nobody'" in get_json(client, "/api/bots/nobody", 404)["detail"]
+    html = get_html(client, "/bots/nobody", 404)
+    assert "Not found" in html and "no bot &#39;nobody&#39;" in html
+
+
+# Tournaments ---------------------------------------------------------------------------------
+
+
+def test_api_tournaments(client: TestClient, store: Store, arena: Arena) -> None:
+    listed = get_json(client, "/api/tournaments")["tournaments"]
+    assert {t["id"] for t in listed} == {arena.tournament, arena.open_tournament}
+    done = get_json(client, f"/api/tournaments/{arena.tournament}")
+    assert done["status"] == "finished" and done["name"] == "Golden 10 cup"
+    assert done["ladder_id"] == "golden10-3p"
+    assert done["matches_total"] == done["matches_finished"] == 4
+    assert {line["bot"] for line in done["table"]} == set(arena.bots)
+    ratings = [line["rating"] for line in done["table"]]
+    assert ratings == sorted(ratings, reverse=True)
+    for line in done["table"]:
+        assert line["ci_low"] <= line["rating"] <= line["ci_high"]
+        assert line["games"] == 9  # three matches of three rotations each
+    view = queries.tournament(store, arena.tournament)
+    assert [(line["bot_id"], line["rating"]) for line in done["table"]] == [
+        (line.bot_id, line.rating) for line in view.table
+    ]
+    open_ = get_json(client, f"/api/tournaments/{arena.open_tournament}")
+    assert open_["status"] == "running" and open_["table"] == []
+    assert (open_["matches_finished"], open_["matches_total"]) == (0, 4)
+    assert "no tournament" in get_json(client, "/api/tournaments/t-nope", 404)["detail"]
+
+
+def test_tournament_pages(client: TestClient, store: Store, arena: Arena) -> None:
+    listing = get_html(client, "/tournaments")
+    assert "Golden 10 cup" in listing and "Goof open" in listing
+    assert f'href="/tournaments/{arena.tournament}"' in listing
+    page = get_html(client, f"/tournaments/{arena.tournament}")
+    view = queries.tournament(store, arena.tournament)
+    assert page.count('<svg class="ci"') == len(view.table) == 4
+    for line in view.table:
+        assert f'<a href="/bots/{line.bot_id}">{line.bot}</a>' in page
+        assert f"{line.ci_low:.0f} \u2013 {line.ci_high:.0f}" in page
+    assert "4 of 4 matches recorded" in page
+    running = get_html(client, f"/tournaments/{arena.open_tournament}")
+    assert "0 of 4 matches recorded" in running and "computed when" in running
+    get_html(client, "/tournaments/t-nope", 404)
+
+
+# Matches ---------------------------------------------------------------------------------------
+
+
+def test_api_match(client: TestClient, store: Store, arena: Arena) -> None:
+    data = get_json(client, "/api/matches/goodge-1")
+    result = store.match("goodge-1").result
+    assert result is not None
+    assert data["status"] == "finished" and data["replay_available"] is True
+    assert data["ladder_id"] == "goodge-4p" and data["duplicate"] is True
+    assert [e["bot"]["id"] for e in data["entries"]] == result["bots"]
+    assert [e["score"] for e in data["entries"]] == result["scores"]
+    assert [e["rank"] for e in data["entries"]] == result["ranks"]
+    assert [g["seats"] for g in data["games"]] == [g["seats"] for g in result["games"]]
+    assert len(data["games"]) == 4
+    running = get_json(client, f"/api/matches/{arena.running_match}")
+    assert running["status"] == "running" and running["replay_available"] is False
+    assert running["games"] == [] and all(e["score"] is None for e in running["entries"])
+    aborted = get_json(client, f"/api/matches/{arena.aborted_match}")
+    assert aborted["status"] == "aborted" and "restarted" in aborted["reason"]
+    assert "no match" in get_json(client, "/api/matches/nope", 404)["detail"]
+
+
+def test_match_pages(client: TestClient, arena: Arena) -> None:
+    finished = get_html(client, "/matches/goodge-1")
+    assert 'id="viewer"' in finished and "/static/replay.js" in finished
+    assert 'id="next"' in finished and 'id="prev"' in finished and 'id="slider"' in finished
+    assert 'id="game-select"' in finished  # a duplicate match has one game per rotation
+    single = get_html(client, "/matches/golden10-1")
+    assert 'id="viewer"' in single and 'id="game-select"' not in single
+    running = get_html(client, f"/matches/{arena.running_match}")
+    assert 'id="viewer"' not in running and "still being played" in running
+    assert "replay.js" not in running
+    aborted = get_html(client, f"/matches/{arena.aborted_match}")
+    assert 'id="viewer"' not in aborted and "aborted" in aborted
+    assert "no match" in get_html(client, "/matches/nope", 404)
+
+
+def test_frames_api(client: TestClient, store: Store) -> None:
+    for index in range(4):
+        data = get_json(client, f"/api/matches/goodge-1/frames?game={index}")
+        replay = store.replays("goodge-1")[index]
+        assert data["game_index"] == index and data["games"] == 4 and data["game"] == "goodge"
+        assert [seat["id"] for seat in data["seats"]] == list(replay.seats)
+        assert data["moves"] == len(replay.log["moves"]) and data["sampled"] is False
+        frames = data["frames"]
+        assert frames[0]["kind"] == "deal" and frames[-1]["kind"] == "end"
+        assert [f["index"] for f in frames] == list(range(len(frames)))
+        assert frames[-1]["move"] == data["moves"]
+    goof = get_json(client, "/api/matches/goof-1/frames")
+    assert goof["game"] == "goof" and goof["frames"][-1]["kind"] == "end"
+    assert all(f["kind"] in ("deal", "tick", "round", "end") for f in goof["frames"])
+
+
+def test_frames_only_for_finished_matches(client: TestClient, arena: Arena) -> None:
+    running = get_json(client, f"/api/matches/{arena.running_match}/frames", 409)
+    assert "is running" in running["detail"] and "no hidden card" in running["detail"]
+    aborted = get_json(client, f"/api/matches/{arena.aborted_match}/frames", 409)
+    assert "aborted" in aborted["detail"]
+    assert "no match" in get_json(client, "/api/matches/nope/frames", 404)["detail"]
+    missing = get_json(client, "/api/matches/golden10-1/frames?game=1", 404)
+    assert "has no game 1" in missing["detail"]
+    assert "bad request" in get_json(client, "/api/matches/golden10-1/frames?game=x", 422)["detail"]
+    get_json(client, "/api/matches/golden10-1/frames?game=-1", 422)
+
+
+# Errors, operations --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "odd",
+    ["x" * 500, "é🂡", "..%2F..%2Fetc%2Fpasswd", "a b", "%00", "'; DROP TABLE bots;--", "-1"],
+)
+def test_odd_ids_never_5xx(client: TestClient, odd: str) -> None:
+    for template in (
+        "/bots/{}",
+        "/api/bots/{}",
+        "/tournaments/{}",
+        "/api/tournaments/{}",
+        "/matches/{}",
+        "/api/matches/{}",
+        "/api/matches/{}/frames",
+        "/api/ladders/{}",
+        "/api/matches/goodge-1/frames?game={}",
+    ):
+        url = template.format(odd)
+        response = client.get(url)
+        assert 400 <= response.status_code < 500, (url, response.status_code)
+        if url.startswith("/api/"):
+            assert "detail" in response.json()
+
+
+def test_unknown_paths(client: TestClient) -> None:
+    assert "no page at /nothing/here" in get_html(client, "/nothing/here", 404)
+    assert get_json(client, "/api/nothing", 404)["detail"] == "there is no page at /api/nothing"
+    assert client.post("/api/ladders").status_code == 405
+
+
+def test_healthz(client: TestClient, tmp_path: Path) -> None:
+    assert get_json(client, "/healthz") == {"status": "ok", "database": True}
+    broken = Store(f"sqlite:///{tmp_path / 'missing' / 'arena.db'}", upgrade=False)
+    try:
+        with TestClient(create_app(broken)) as other:
+            assert get_json(other, "/healthz", 503) == {"status": "unavailable", "database": False}
+    finally:
+        broken.close()
+
+
+def test_metrics_by_route_template(store: Store, arena: Arena) -> None:
+    with TestClient(create_app(store)) as fresh:
+        fresh.get(f"/bots/{arena.bots['ada']}")
+        fresh.get(f"/bots/{arena.bots['bea']}")
+        fresh.get("/api/matches/nope")
+        fresh.get("/no/such/page")
+        fresh.get("/api/ladders")
+        text = fresh.get("/metrics").text
+    assert 'arena_web_requests_total{method="GET",route="/bots/{bot_id}",status="200"} 2.0' in text
+    assert (
+        'arena_web_requests_total{method="GET",route="/api/matches/{match_id}",status="404"} 1.0'
+        in text
+    )
+    assert 'arena_web_requests_total{method="GET",route="<unmatched>",status="404"} 1.0' in text
+    assert 'arena_web_requests_total{method="GET",route="/api/ladders",status="200"} 1.0' in text
+    assert (
+        'arena_web_request_duration_seconds_count{method="GET",route="/bots/{bot_id}"} 2.0' in text
+    )
+    assert 'arena_web_request_duration_seconds_bucket{le="0.005"' in text
+    assert arena.bots["ada"] not in text  # raw paths never become labels
+    # Each app owns its registry: a second app starts from zero.
+    with TestClient(create_app(store)) as other:
+        assert "arena_web_requests_total{" not in other.get("/metrics").text
+
+
+def test_openapi_describes_typed_responses(client: TestClient) -> None:
+    spec = get_json(client, "/openapi.json")
+    paths = spec["paths"]
+    expected = {
+        "/api/ladders": "LaddersOut",
+        "/api/ladders/{ladder_id}": "LadderOut",
+        "/api/bots/{bot_id}": "BotPageOut",
+        "/api/tournaments": "TournamentsOut",
+        "/api/tournaments/{tournament_id}": "TournamentOut",
+        "/api/matches/{match_id}": "MatchOut",
+        "/api/matches/{match_id}/frames": "FramesOut",
+        "/healthz": "HealthOut",
+    }
+    for path, model in expected.items():
+        ok = paths[path]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+        assert ok == {"$ref": f"#/components/schemas/{model}"}, path
+    frames = paths["/api/matches/{match_id}/frames"]["get"]
+    assert {"404", "409", "422"} <= set(frames["responses"])
+    assert frames["responses"]["409"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/ErrorOut"
+    }
+    schemas = spec["components"]["schemas"]
+    frame = schemas["FrameOut"]["properties"]
+    assert set(frame) >= {"kind", "title", "text", "plays", "winner", "seats", "table", "info"}
+    assert set(frame["kind"]["enum"]) >= {"deal", "bid", "trick", "tick", "round", "end"}
+    assert schemas["StandingOut"]["properties"]["rating"]["type"] == "number"
+    # HTML pages are not part of the API description.
+    assert "/" not in paths and "/bots/{bot_id}" not in paths
+
+
+def test_static_files_and_poller(client: TestClient) -> None:
+    live = client.get("/static/live.js")
+    assert live.status_code == 200 and "pollStandings" in live.text
+    replay = client.get("/static/replay.js")
+    assert replay.status_code == 200 and "/frames?game=" in replay.text
+    css = client.get("/static/arena.css")
+    assert css.status_code == 200 and "text/css" in css.headers["content-type"]
+    assert client.get("/static/nope.js").status_code == 404
+    # No page loads anything from another host (the arena may run offline).
+    for url in ("/", "/tournaments", "/matches/goodge-1", "/bots/ada"):
+        assert not re.search(r'(src|href)="(https?:)?//', client.get(url).text), url
+
+
+def test_pages_show_new_results_as_they_arrive(tmp_path: Path) -> None:
+    """The app reads the store on every request: a match recorded later shows up."""
+    store = Store(f"sqlite:///{tmp_path / 'live.db'}")
+    try:
+        bots = {}
+        for seed, (name, kind) in enumerate(BOT_KINDS.items()):
+            bot, _ = store.register_bot(name, "1", ["golden10"])
+            bots[bot.id] = kind(seed=seed)
+        with TestClient(create_app(store)) as client:
+            assert get_json(client, "/api/ladders") == {"ladders": []}
+            assert "No rated games yet" in get_html(client, "/")
+            first = next(iter(bots))
+            assert get_json(client, f"/api/bots/{first}")["history"] == []
+            assert "No rated games yet" in get_html(client, f"/bots/{first}")
+            request = MatchRequest("late-1", "golden10", 4, tuple(bots), 3, {}, False, 1000)
+            play_and_store(store, request, bots)
+            league.record_match(store, "late-1")
+            data = get_json(client, "/api/ladders")
+            assert [ladder["id"] for ladder in data["ladders"]] == ["golden10-4p"]
+            assert all(line["games"] == 1 for line in data["ladders"][0]["standings"])
+    finally:
+        store.close()

@@ -1,0 +1,374 @@
+"""`arena web` as a process, and one headless Chromium run through its pages.
+
+The database is filled by playing real matches (see conftest); the web
+process serves it on a free loopback port. The browser opens the standings,
+watches them update as a new match is recorded, follows a bot link to its
+rating chart, then steps through a match replay, checking each frame's
+cards against the engine replaying the stored log.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import games
+from ladder import league, queries
+from ladder.store import MatchRequest, Store
+from tests.conftest import service_missing
+from tests.referee.conftest import Processes, free_port, wait_until
+from tests.web.conftest import BOT_KINDS, Arena, fill, play_and_store
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+
+
+@dataclass
+class Served:
+    """An `arena web` process over a filled database."""
+
+    base: str
+    arena: Arena
+    proc: Any
+    log: Path
+
+    def get(self, path: str) -> tuple[int, str]:
+        try:
+            with urllib.request.urlopen(self.base + path, timeout=10) as response:
+                return response.status, response.read().decode()
+        except urllib.error.HTTPError as error:
+            return error.code, error.read().decode()
+
+    def json(self, path: str) -> Any:
+        status, body = self.get(path)
+        assert status == 200, (path, status, body[:300])
+        return json.loads(body)
+
+
+def start_web(procs: Processes, url: str, name: str = "web") -> tuple[str, Any, Path]:
+    port = free_port()
+    proc = procs.start(
+        name,
+        [
+            sys.executable,
+            "-m",
+            "arena_cli.main",
+            "web",
+            "--port",
+            str(port),
+            "--db",
+            url,
+            "--poll-seconds",
+            "0.5",
+        ],
+    )
+    base = f"http://127.0.0.1:{port}"
+    log = procs.logs / f"{name}.log"
+
+    def healthy() -> bool:
+        if proc.poll() is not None:
+            raise AssertionError(f"arena web exited ({proc.returncode}):\n{log.read_text()}")
+        try:
+            with urllib.request.urlopen(base + "/healthz", timeout=1) as response:
+                return bool(response.status == 200)
+        except OSError:
+            return False
+
+    wait_until(healthy, 30, "arena web to serve /healthz", 0.1)
+    return base, proc, log
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    workdir = tmp_path_factory.mktemp("served")
+    arena = fill(f"sqlite:///{workdir / 'arena.db'}")
+    procs = Processes(workdir)
+    try:
+        base, proc, log = start_web(procs, arena.url)
+        yield Served(base, arena, proc, log)
+    finally:
+        procs.close()
+
+
+def test_arena_web_serves_pages_api_and_metrics(served: Served) -> None:
+    ladders = served.json("/api/ladders")["ladders"]
+    assert {ladder["id"] for ladder in ladders} == {
+        "goodge-4p",
+        "golden10-4p",
+        "golden10-3p",
+        "goof-3p",
+    }
+    status, html = served.get("/")
+    assert status == 200 and "ada" in html and "Standings" in html
+    assert served.get("/matches/nope")[0] == 404
+    assert served.get("/api/matches/goodge-1/frames?game=3")[0] == 200
+    status, metrics = served.get("/metrics")
+    assert status == 200
+    assert 'arena_web_requests_total{method="GET",route="/api/ladders",status="200"}' in metrics
+    assert served.json("/openapi.json")["info"]["title"] == "Card Arena standings"
+
+
+def test_arena_web_stops_cleanly_on_sigterm(tmp_path: Path, served: Served) -> None:
+    procs = Processes(tmp_path)
+    try:
+        _, proc, log = start_web(procs, served.arena.url, "web-stop")
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(15) == 0, log.read_text()
+        assert "Shutting down" in log.read_text() or "Finished server process" in log.read_text()
+    finally:
+        procs.close()
+
+
+def test_arena_web_rejects_bad_flags(tmp_path: Path) -> None:
+    procs = Processes(tmp_path)
+    try:
+        proc = procs.start(
+            "bad", [sys.executable, "-m", "arena_cli.main", "web", "--port", "70000"]
+        )
+        assert proc.wait(30) == 2
+        assert "--port must be 1..65535" in (tmp_path / "bad.log").read_text()
+    finally:
+        procs.close()
+
+
+# The browser -------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[Any]:
+    if not CHROMIUM.exists() or not CHROMEDRIVER.exists():
+        service_missing(f"{CHROMIUM} or {CHROMEDRIVER} is not installed")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for arg in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-dev-shm-usage",
+        "--window-size=1280,1000",
+        f"--user-data-dir={tmp_path / 'chromium'}",
+    ):
+        options.add_argument(arg)
+    service = Service(str(CHROMEDRIVER), log_output=str(tmp_path / "chromedriver.log"))
+    driver = webdriver.Chrome(service=service, options=options)
+    driver.set_page_load_timeout(30)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def screenshot(driver: Any, path: Path) -> None:
+    """A full-page screenshot (the window grown to the page's height)."""
+    height = driver.execute_script("return document.documentElement.scrollHeight")
+    driver.set_window_size(1280, min(int(height) + 40, 3000))
+    driver.save_screenshot(str(path))
+    driver.set_window_size(1280, 1000)
+
+
+def table_text(driver: Any, rows: str) -> list[list[str]]:
+    """The text of each cell of the rows matching `rows`, read at one instant."""
+    return list(
+        driver.execute_script(
+            "return Array.from(document.querySelectorAll(arguments[0])).map("
+            "r => Array.from(r.cells).map(c => c.textContent.trim()));",
+            rows,
+        )
+    )
+
+
+def expected_golden10_tricks(log: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each trick of a Golden 10 log, from the engine: its plays, the winner if the
+    engine shows it (the next leader), and every seat's hand once the trick is complete."""
+    n = log["players"]
+    state = games.get("golden10").new_game(n, log["seed"], log["options"], log["deal"])
+    tricks = []
+    moves = log["moves"]
+    for start in range(0, len(moves), n):
+        plays = [tuple(move) for move in moves[start : start + n]]
+        for seat, card in plays[:-1]:
+            state.apply(seat, card)
+        last_seat, last_card = plays[-1]
+        zones = state.zones()
+        hands = [
+            [c for c in zones[f"hand:{s}"] if (s, c) != (last_seat, last_card)] for s in range(n)
+        ]
+        before = state.round
+        state.apply(last_seat, last_card)
+        leader = state.to_act()[0] if state.round == before and not state.is_over() else None
+        tricks.append({"plays": plays, "hands": hands, "winner": leader, "round": before})
+    return tricks
+
+
+def test_browser_standings_bot_chart_and_replay(
+    served: Served, browser: Any, tmp_path: Path
+) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    wait = WebDriverWait(browser, 15)
+    arena = served.arena
+    store = Store(arena.url)
+    try:
+        # Standings: every ladder's bots with the ratings stored by the recorded matches.
+        browser.get(served.base + "/")
+        wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "table.standings tbody tr")))
+        for ladder_id in queries.ladders(store):
+            shown = table_text(browser, f'table[data-ladder="{ladder_id}"] tbody tr')
+            expected = [
+                [str(s.rank), s.bot, s.version, f"{s.rating:.1f}", str(s.games)]
+                for s in queries.standings(store, ladder_id)
+            ]
+            assert [line[:5] for line in shown] == expected, ladder_id
+        screenshot(browser, tmp_path / "standings.png")
+
+        # A match recorded now appears without reloading the page (the poller).
+        browser.execute_script("window.__notReloaded = 42;")
+        players = {bot_id: BOT_KINDS[name](seed=7) for name, bot_id in arena.bots.items()}
+        order = [arena.bots[name] for name in ("dot", "cy", "bea", "ada")]
+        request = MatchRequest("goodge-3", "goodge", 4, tuple(order), 13, {}, False, 1000)
+        play_and_store(store, request, players)
+        assert league.record_match(store, "goodge-3")
+        wait.until(
+            lambda d: (
+                [line[4] for line in table_text(d, 'table[data-ladder="goodge-4p"] tbody tr')]
+                == ["3"] * 4
+            )
+        )
+        assert browser.execute_script("return window.__notReloaded;") == 42
+        shown = table_text(browser, 'table[data-ladder="goodge-4p"] tbody tr')
+        assert [line[:5] for line in shown] == [
+            [str(s.rank), s.bot, s.version, f"{s.rating:.1f}", str(s.games)]
+            for s in queries.standings(store, "goodge-4p")
+        ]
+
+        # A bot page: its rating chart, with one dot per rated match plus the start.
+        browser.find_element(By.LINK_TEXT, "ada").click()
+        wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "svg.chart")))
+        assert "ada" in browser.title
+        goodge_chart = browser.find_element(
+            By.CSS_SELECTOR, '.chart-block[data-ladder="goodge-4p"] svg.chart'
+        )
+        assert len(goodge_chart.find_elements(By.CSS_SELECTOR, "circle.dot")) == 3 + 1
+        assert goodge_chart.size["width"] > 300 and goodge_chart.size["height"] > 100
+        screenshot(browser, tmp_path / "bot.png")
+
+        # A match page from the bot's recent matches: step through the replay.
+        browser.find_element(By.LINK_TEXT, arena.golden10_match).click()
+        wait.until(lambda d: d.find_element(By.ID, "viewer").get_attribute("data-ready") == "1")
+        log = store.replays(arena.golden10_match)[0].log
+        tricks = expected_golden10_tricks(log)
+        names = {bot_id: name for name, bot_id in arena.bots.items()}
+        seats = store.replays(arena.golden10_match)[0].seats
+        assert "Round 1: the deal" in browser.find_element(By.ID, "frame-title").text
+        next_button = browser.find_element(By.ID, "next")
+        per_round = 56 // log["players"]
+        checked = 0
+        for number, trick in enumerate(tricks[: per_round + 2]):
+            next_button.click()
+            if number == per_round:  # the round's scoring frame comes after its last trick
+                wait.until(lambda d: "scored" in d.find_element(By.ID, "frame-title").text)
+                next_button.click()
+            title = f"Round {trick['round']}: trick {number % per_round + 1}"
+            wait.until(ec.text_to_be_present_in_element((By.ID, "frame-title"), title))
+            assert browser.find_element(By.ID, "frame-title").text == title
+            plays = browser.find_elements(By.CSS_SELECTOR, "#plays .play")
+            played = [
+                (int(p.get_attribute("data-seat") or -1), p.get_attribute("data-action"))
+                for p in plays
+            ]
+            assert played == trick["plays"]
+            assert [
+                p.find_element(By.CSS_SELECTOR, "[data-card]").get_attribute("data-card")
+                for p in plays
+            ] == [card for _, card in trick["plays"]]
+            if trick["winner"] is not None:
+                winners = [
+                    int(p.get_attribute("data-seat"))
+                    for p in plays
+                    if "winner" in (p.get_attribute("class") or "")
+                ]
+                assert winners == [trick["winner"]]
+            for seat, hand in enumerate(trick["hands"]):
+                box = browser.find_element(By.CSS_SELECTOR, f'#seats .seat[data-seat="{seat}"]')
+                cards = box.find_elements(By.CSS_SELECTOR, '[data-zone="hand"] [data-card]')
+                assert [c.get_attribute("data-card") for c in cards] == hand
+                assert names[seats[seat]] in box.find_element(By.CLASS_NAME, "seat-bot").text
+            checked += 1
+        assert checked == per_round + 2
+        screenshot(browser, tmp_path / "replay-golden10.png")
+
+        # The prev button and the slider move back through the same frames.
+        browser.find_element(By.ID, "prev").click()
+        wait.until(lambda d: d.find_element(By.ID, "frame-title").text == "Round 2: trick 1")
+        browser.execute_script(
+            "var s = document.getElementById('slider'); s.value = 0;"
+            "s.dispatchEvent(new Event('input'));"
+        )
+        wait.until(lambda d: d.find_element(By.ID, "frame-title").text == "Round 1: the deal")
+
+        # Goodge: bids are frames of their own; another rotation loads the other seating.
+        browser.get(served.base + "/matches/goodge-1")
+        wait.until(lambda d: d.find_element(By.ID, "viewer").get_attribute("data-ready") == "1")
+        goodge = store.replays("goodge-1")
+        state = games.get("goodge").new_game(
+            4, goodge[0].log["seed"], goodge[0].log["options"], goodge[0].log["deal"]
+        )
+        for seat, action in goodge[0].log["moves"][:3]:
+            assert state.observation(seat)["phase"] == "bid"
+            state.apply(seat, action)
+            browser.find_element(By.ID, "next").click()
+            wait.until(
+                ec.text_to_be_present_in_element_attribute(
+                    (By.CSS_SELECTOR, "#plays .play"), "data-action", action
+                )
+            )
+            shown = browser.find_elements(By.CSS_SELECTOR, "#plays .play")
+            assert [p.get_attribute("data-action") for p in shown] == [action]
+            actor = browser.find_element(By.CSS_SELECTOR, "#seats .seat.actor")
+            assert actor.get_attribute("data-seat") == str(seat)
+            hand = actor.find_elements(By.CSS_SELECTOR, '[data-zone="hand"] [data-card]')
+            assert [c.get_attribute("data-card") for c in hand] == state.zones()[f"hand:{seat}"]
+        screenshot(browser, tmp_path / "replay-goodge.png")
+        Select(browser.find_element(By.ID, "game-select")).select_by_value("1")
+        wait.until(lambda d: d.find_element(By.ID, "frame-title").text == "Round 1: the deal")
+        bots = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#seats .seat .seat-bot")]
+        assert bots == [names[bot_id] for bot_id in goodge[1].seats]
+
+        # A finished Goof match steps tick by tick.
+        browser.get(served.base + f"/matches/{arena.goof_match}")
+        wait.until(lambda d: d.find_element(By.ID, "viewer").get_attribute("data-ready") == "1")
+        browser.find_element(By.ID, "next").click()
+        wait.until(lambda d: "tick" in d.find_element(By.ID, "frame-title").text)
+        assert browser.find_elements(By.CSS_SELECTOR, '#seats [data-zone="line"] [data-card]')
+        screenshot(browser, tmp_path / "replay-goof.png")
+
+        # A match still being played has no replay at all.
+        browser.get(served.base + f"/matches/{arena.running_match}")
+        assert browser.find_elements(By.ID, "replay-wait")
+        assert not browser.find_elements(By.ID, "viewer")
+        assert "[data-card]" not in browser.page_source
+        if os.environ.get("ARENA_WEB_SCREENSHOTS"):
+            # For a person to look at: copy the screenshots somewhere kept.
+            target = Path(os.environ["ARENA_WEB_SCREENSHOTS"])
+            target.mkdir(parents=True, exist_ok=True)
+            for png in tmp_path.glob("*.png"):
+                (target / png.name).write_bytes(png.read_bytes())
+    finally:
+        store.close()
+    assert all((tmp_path / name).stat().st_size > 10_000 for name in ("standings.png", "bot.png"))

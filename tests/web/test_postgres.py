@@ -1,0 +1,79 @@
+"""The web app over PostgreSQL: the same routes on a store filled by playing.
+
+Uses a fresh schema in the database of ARENA_TEST_POSTGRES_URL (dropped
+afterwards); skipped when PostgreSQL is unreachable unless
+ARENA_REQUIRE_SERVICES=1.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from urllib.parse import quote
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import create_engine, text
+from sqlalchemy.exc import OperationalError
+
+from ladder import queries
+from ladder.store import Store
+from ladder.web import create_app
+from tests.conftest import POSTGRES_URL, service_missing
+from tests.web.conftest import Arena, fill
+
+
+@pytest.fixture(scope="module")
+def pg_arena() -> Iterator[Arena]:
+    admin = create_engine(
+        POSTGRES_URL, connect_args={"connect_timeout": 3}, isolation_level="AUTOCOMMIT"
+    )
+    schema = "arena_web_" + uuid.uuid4().hex[:12]
+    try:
+        with admin.connect() as connection:
+            connection.execute(text(f'CREATE SCHEMA "{schema}"'))
+    except OperationalError as error:
+        admin.dispose()
+        service_missing(f"PostgreSQL at {POSTGRES_URL} is not reachable: {error.orig}")
+    sep = "&" if "?" in POSTGRES_URL else "?"
+    try:
+        yield fill(f"{POSTGRES_URL}{sep}options={quote(f'-csearch_path={schema}')}")
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+def test_every_route_on_postgresql(pg_arena: Arena) -> None:
+    store = Store(pg_arena.url)
+    try:
+        with TestClient(create_app(store)) as client:
+            ladders = client.get("/api/ladders").json()["ladders"]
+            assert {ladder["id"] for ladder in ladders} == {
+                "goodge-4p",
+                "golden10-4p",
+                "golden10-3p",
+                "goof-3p",
+            }
+            for ladder in ladders:
+                assert [(s["bot_id"], s["rating"]) for s in ladder["standings"]] == [
+                    (s.bot_id, s.rating) for s in queries.standings(store, ladder["id"])
+                ]
+            ada = pg_arena.bots["ada"]
+            bot = client.get(f"/api/bots/{ada}").json()
+            assert {r["ladder_id"] for r in bot["ratings"]} == {ladder["id"] for ladder in ladders}
+            assert all(r["start_rating"] == 1500.0 for r in bot["ratings"])
+            assert client.get(f"/bots/{ada}").text.count('<svg class="chart"') == 4
+            table = client.get(f"/api/tournaments/{pg_arena.tournament}").json()["table"]
+            assert len(table) == 4
+            assert client.get(f"/tournaments/{pg_arena.tournament}").status_code == 200
+            frames = client.get("/api/matches/goodge-2/frames?game=2").json()
+            assert frames["frames"][-1]["kind"] == "end"
+            assert client.get("/matches/goof-1").status_code == 200
+            assert client.get(f"/api/matches/{pg_arena.running_match}/frames").status_code == 409
+            assert client.get("/healthz").json() == {"status": "ok", "database": True}
+            # PostgreSQL refuses NUL bytes in strings: such ids are simply not found.
+            for url in ("/api/bots/a%00b", "/matches/a%00b", "/api/tournaments/%00", "/bots/%00"):
+                assert client.get(url).status_code == 404, url
+    finally:
+        store.close()

@@ -1,0 +1,185 @@
+"""`arena tournament ...` and `arena ladder`: output shapes and errors (in process)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena_cli.main import main
+from ladder import league
+from ladder.store import Store
+from tests.ladder.test_league import play, register
+
+
+@pytest.fixture
+def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    for name in list(os.environ):
+        if name.startswith("ARENA_"):
+            monkeypatch.delenv(name)
+    return f"sqlite:///{tmp_path / 'arena.db'}"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        code = main(list(argv))
+    except SystemExit as stop:
+        code = int(stop.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def finished_tournament(db: str) -> tuple[str, list[str]]:
+    store = Store(db)
+    try:
+        bots = [register(store, "cli") for _ in range(4)]
+        tid = league.create_tournament(store, "golden10", 3, bots, seed=8)
+        for match_id in league.pending_matches(store, tid):
+            play(store, match_id)
+            assert league.record_match(store, match_id)
+        assert league.finish_tournament(store, tid)
+        return tid, bots
+    finally:
+        store.close()
+
+
+def test_tournament_show_json(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    tid, bots = finished_tournament(db)
+    code, out, _ = run(capsys, "tournament", "show", tid, "--json", "--db", db)
+    assert code == 0
+    data = json.loads(out)
+    assert set(data) >= {"id", "status", "matches_total", "matches_finished", "table"}
+    assert (data["id"], data["status"], data["matches_total"], data["matches_finished"]) == (
+        tid,
+        "finished",
+        4,
+        4,
+    )
+    assert len(data["table"]) == 4
+    for line in data["table"]:
+        assert set(line) >= {"bot", "rating", "ci_low", "ci_high", "games"}
+        assert isinstance(line["rating"], float) and isinstance(line["games"], int)
+        assert line["ci_low"] < line["rating"] < line["ci_high"]
+    assert [line["rating"] for line in data["table"]] == sorted(
+        (line["rating"] for line in data["table"]), reverse=True
+    )
+
+    code, out, _ = run(capsys, "tournament", "show", tid, "--db", db)
+    assert code == 0 and "finished" in out and "95% interval" in out and "4/4" in out
+
+    code, out, _ = run(capsys, "tournament", "list", "--json", "--db", db)
+    assert code == 0 and [t["id"] for t in json.loads(out)] == [tid]
+
+    code, out, _ = run(capsys, "tournament", "los", tid, bots[0], bots[1], "--json", "--db", db)
+    los = json.loads(out)
+    assert code == 0 and set(los) >= {"wins", "draws", "losses", "los", "sprt"}
+    assert los["wins"] + los["draws"] + los["losses"] == 2 * 3  # 2 shared matches x 3 games
+    code, out, _ = run(capsys, "tournament", "los", tid, bots[0], bots[1], "--db", db)
+    assert code == 0 and "likelihood of superiority" in out
+
+
+def test_ladder_json(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    finished_tournament(db)
+    code, out, _ = run(capsys, "ladder", "--json", "--db", db)
+    assert code == 0
+    lines: list[dict[str, Any]] = json.loads(out)
+    assert len(lines) == 4
+    for line in lines:
+        assert set(line) >= {"rank", "bot", "version", "rating", "games", "provisional"}
+        assert line["version"] == "1" and line["games"] == 3 and line["provisional"] is True
+    assert [line["rank"] for line in lines] == [1, 2, 3, 4]
+    code, out, _ = run(capsys, "ladder", "golden10-3p", "--json", "--db", db)
+    assert code == 0 and json.loads(out) == lines
+    code, out, _ = run(capsys, "ladder", "--db", db)
+    assert code == 0 and out.startswith("golden10-3p:")
+
+
+def test_create_hands_the_tournament_to_the_embedded_broker(
+    db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = Store(db)
+    bots = [store.register_bot(f"cr{i}", "1", ["goof"])[0] for i in range(3)]
+    store.close()
+    refs = f"cr0,cr1@1,{bots[2].id}"
+    code, out, err = run(
+        capsys,
+        "tournament",
+        "create",
+        "--game",
+        "goof",
+        "--players",
+        "3",
+        "--bots",
+        refs,
+        "--db",
+        db,
+    )
+    assert code == 0, err
+    tid = out.strip()
+    queue = tmp_path / ".arena" / "broker" / "queue"
+    assert len(list(queue.glob("*.msg"))) == 1  # create_round_robin, waiting for a worker
+
+    code, out, err = run(
+        capsys,
+        "tournament",
+        "create",
+        "--game",
+        "goof",
+        "--players",
+        "3",
+        "--bots",
+        refs,
+        "--schedule",
+        "0 3 * * *",
+        "--option",
+        "rounds=1",
+        "--db",
+        db,
+    )
+    assert code == 0, err
+    assert len(list(queue.glob("*.msg"))) == 1  # a template: nothing to play now
+    code, out, _ = run(capsys, "tournament", "show", out.strip(), "--json", "--db", db)
+    assert json.loads(out)["status"] == "scheduled"
+    code, out, _ = run(capsys, "tournament", "show", tid, "--json", "--db", db)
+    assert json.loads(out)["matches_total"] == 1
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["tournament", "create", "--game", "goof", "--players", "3", "--bots", "a,b,c"], "no bot"),
+        (["tournament", "create", "--game", "chess", "--players", "3", "--bots", "a"], "invalid"),
+        (["tournament", "create", "--game", "goof", "--players", "9", "--bots", "a"], "played by"),
+        (
+            ["tournament", "create", "--game", "goof", "--players", "1", "--bots", "a,b"],
+            "played by",
+        ),
+        (
+            [
+                *("tournament", "create", "--game", "goof", "--players", "3"),
+                *("--bots", "a,b,c", "--schedule", "soon"),
+            ],
+            "cron",
+        ),
+        (["tournament", "show", "tnope"], "no tournament"),
+        (["tournament", "los", "tnope", "a", "b"], "no bot"),
+        (["ladder", "goof-9p"], "no ladder"),
+    ],
+)
+def test_errors_exit_2(
+    db: str, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    code, out, err = run(capsys, *argv, "--db", db)
+    assert code == 2, (out, err)
+    assert message in err
+
+
+def test_help(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in (["worker"], ["beat"], ["tournament"], ["tournament", "create"], ["ladder"]):
+        code, out, _ = run(capsys, *argv, "--help")
+        assert code == 0 and "usage: arena" in out
+    code, out, _ = run(capsys, "worker", "--help")
+    assert "--pool" in out and "threads" in out and "--metrics-port" in out

@@ -1,0 +1,259 @@
+"""The tasks' logic in process, with a stand-in referee: retries, idempotence, beat's ticks.
+
+The stand-in writes to the store what the referee would (the match and its
+result), so `play_match` records real rows; nothing is sent to a broker
+(`enqueue` is captured).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+from sqlalchemy.exc import OperationalError
+
+from cardarena_api.v1 import arena_pb2 as pb
+from ladder import league, queries
+from ladder.store import MatchRequest, Store
+from tests.ladder.test_league import fake_result, register
+from tests.referee.conftest import REPO, clean_env
+from workers import WorkerSettings, make_app, tasks
+from workers.celery_app import ArenaCelery, Resources
+
+
+class FakeRpcError(grpc.RpcError, grpc.Call):  # type: ignore[misc]
+    def __init__(self, code: grpc.StatusCode) -> None:
+        self._code = code
+
+    def code(self) -> grpc.StatusCode:
+        return self._code
+
+    def details(self) -> str:
+        return self._code.name
+
+
+class StandInReferee:
+    """Plays a match by writing its result to the store; aborts the first `aborts` asks."""
+
+    def __init__(self, store: Store, aborts: int = 0) -> None:
+        self.store = store
+        self.aborts = aborts
+        self.started: list[MatchRequest] = []
+        self.free: list[pb.SessionInfo] = []
+
+    def start(self, request: MatchRequest) -> pb.Match:
+        self.started.append(request)
+        match, _ = self.store.create_match(request)
+        if self.aborts > 0:
+            self.aborts -= 1
+            self.store.abort_match(request.id, "the referee stopped")
+            return pb.Match(match_id=request.id, status="aborted", reason="the referee stopped")
+        if match.status == "aborted":
+            self.store.restart_match(request.id)
+        if self.store.match(request.id).status == "running":
+            n = request.players
+            per_game = [[10 * ((seat + g) % n) for seat in range(n)] for g in range(n)]
+            result = fake_result(request.game, request.bot_ids, per_game)
+            self.store.finish_match(request.id, result, [])
+        return pb.Match(match_id=request.id, status="running")
+
+    def wait(self, match_id: str, timeout_s: float) -> pb.Match:
+        return pb.Match(match_id=match_id, status=self.store.match(match_id).status)
+
+    def sessions(self) -> list[pb.SessionInfo]:
+        return self.free
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[ArenaCelery]:
+    db = f"sqlite:///{tmp_path / 'arena.db'}"
+    settings = WorkerSettings(database_url=db, metrics_port=0, ladder_interval_s=10)
+    app = make_app(settings=settings)
+    store = Store(db)
+    app._resources = Resources(os.getpid(), store, StandInReferee(store))  # type: ignore[arg-type]
+    sent: list[tuple[str, tuple[Any, ...]]] = []
+    app.enqueue = lambda task, *args: sent.append((task, args))  # type: ignore[method-assign]
+    app.sent = sent  # type: ignore[attr-defined]
+    try:
+        yield app
+    finally:
+        store.close()
+        app.close()
+
+
+def referee_of(app: ArenaCelery) -> StandInReferee:
+    referee = app.resources().referee
+    assert isinstance(referee, StandInReferee)
+    return referee
+
+
+def test_no_app_at_import_and_a_lazy_one_for_celery_a(tmp_path: Path) -> None:
+    code = (
+        "import sys, workers\n"
+        "assert workers._default is None, 'an app at import'\n"
+        "assert 'celery' not in [m.split('.')[0] for m in sys.modules if m.startswith('celery.worker')]\n"
+        "app = workers.app\n"
+        "assert isinstance(app, workers.ArenaCelery) and workers.app is app\n"
+        "assert app.settings.database_url.endswith('lazy.db')\n"
+        "assert app._resources is None, 'no engine before a task needs one'\n"
+        "print('ok')\n"
+    )
+    env = {**clean_env(), "ARENA_DATABASE_URL": f"sqlite:///{tmp_path / 'lazy.db'}"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout.strip() == "ok", done.stderr
+    assert not (tmp_path / "lazy.db").exists()
+
+
+def test_settings_defaults_and_embedded_broker(tmp_path: Path, monkeypatch: Any) -> None:
+    for name in list(os.environ):
+        if name.startswith("ARENA_"):
+            monkeypatch.delenv(name)
+    db = f"sqlite:///{tmp_path / 'data' / 'arena.db'}"
+    settings = WorkerSettings.from_env(database_url=db)
+    assert settings.embedded and settings.broker_url.startswith("filesystem://")
+    assert settings.folder == tmp_path / "data" / ".arena"
+    assert (
+        settings.result_backend() == f"db+sqlite:///{tmp_path / 'data' / '.arena' / 'results.db'}"
+    )
+    assert (settings.referee, settings.metrics_port, settings.ladder_interval_s) == (
+        "127.0.0.1:50051",
+        9102,
+        30.0,
+    )
+    app = make_app(settings=settings)
+    try:
+        conf = app.conf
+        assert conf.task_acks_late and conf.task_reject_on_worker_lost
+        assert conf.worker_prefetch_multiplier == 1 and conf.task_serializer == "json"
+        options = conf.broker_transport_options
+        assert Path(options["data_folder_in"]).is_dir()
+        assert options["data_folder_in"] == options["data_folder_out"]
+        assert set(conf.beat_schedule) == {"run-schedules", "ladder-tick"}
+        assert {name for name in app.tasks if name.startswith("arena.")} == {
+            tasks.PLAY_MATCH,
+            tasks.CREATE_ROUND_ROBIN,
+            tasks.FINISH_TOURNAMENT,
+            tasks.RUN_SCHEDULES,
+            tasks.LADDER_TICK,
+        }
+    finally:
+        app.close()
+
+    monkeypatch.setenv("ARENA_BROKER_URL", "redis://127.0.0.1:6379/5")
+    monkeypatch.setenv("ARENA_LADDER_INTERVAL_S", "0")
+    monkeypatch.setenv("ARENA_REFEREE", "referee:50051")
+    redis_settings = WorkerSettings.from_env(database_url=db)
+    assert redis_settings.result_backend() == "redis://127.0.0.1:6379/5"
+    assert redis_settings.referee == "referee:50051"
+    assert "visibility_timeout" in redis_settings.transport_options()
+    app = make_app(settings=redis_settings)
+    try:
+        assert set(app.conf.beat_schedule) == {"run-schedules"}  # no ladder at interval 0
+    finally:
+        app.close()
+
+
+def test_retryable_errors() -> None:
+    assert tasks.retryable(FakeRpcError(grpc.StatusCode.UNAVAILABLE))
+    assert tasks.retryable(FakeRpcError(grpc.StatusCode.DEADLINE_EXCEEDED))
+    assert not tasks.retryable(FakeRpcError(grpc.StatusCode.INVALID_ARGUMENT))
+    assert tasks.retryable(OperationalError("select", {}, Exception("database is locked")))
+    assert tasks.retryable(tasks.MatchAborted("again"))
+    assert not tasks.retryable(ValueError("bad"))
+    delays = [tasks.backoff_s(n) for n in range(12)]
+    assert 1.5 < delays[0] < 2.5 and max(delays) <= tasks.MAX_BACKOFF_S * 1.2
+
+
+def test_play_match_asks_again_after_an_abort_and_records_once(app: ArenaCelery) -> None:
+    store = app.resources().store
+    bots = [register(store, "t") for _ in range(3)]
+    tid = league.create_tournament(store, "golden10", 3, bots, seed=1)
+    (match_id,) = league.pending_matches(store, tid)
+    referee = referee_of(app)
+    referee.aborts = 2
+    assert tasks.play_match(app, match_id) == "recorded"
+    assert len(referee.started) == 3
+    assert referee.started[0] == league.planned_request(store, match_id)
+    assert app.sent == [(tasks.FINISH_TOURNAMENT, (tid,))]  # type: ignore[attr-defined]
+    assert tasks.finish_tournament(app, tid) is True
+    assert queries.tournament(store, tid).status == "finished"
+    assert app.metrics.matches_recorded.labels("golden10-3p")._value.get() == 1
+    assert app.metrics.rating_updates.labels("golden10-3p")._value.get() == 3
+
+    # Redelivered: nothing is asked of the referee, nothing counted twice.
+    assert tasks.play_match(app, match_id) == "already recorded"
+    assert len(referee.started) == 3
+    assert app.metrics.matches_recorded.labels("golden10-3p")._value.get() == 1
+    assert tasks.create_round_robin(app, tid) == 0
+    assert tasks.play_match(app, "no-such-match") == "unknown"
+
+
+def test_play_match_gives_up_when_the_referee_keeps_aborting(app: ArenaCelery) -> None:
+    store = app.resources().store
+    bots = [register(store, "t") for _ in range(3)]
+    tid = league.create_tournament(store, "goof", 3, bots, seed=2)
+    (match_id,) = league.pending_matches(store, tid)
+    referee_of(app).aborts = tasks.ABORTS_PER_ATTEMPT
+    with pytest.raises(tasks.MatchAborted):
+        tasks.play_match(app, match_id)
+    assert not league.is_recorded(store, match_id)
+    # The next attempt (Celery's retry) finds the referee playing again.
+    assert tasks.play_match(app, match_id) == "recorded"
+
+
+def test_create_round_robin_enqueues_the_unrecorded_matches(app: ArenaCelery) -> None:
+    store = app.resources().store
+    bots = [register(store, "t") for _ in range(4)]
+    tid = league.create_tournament(store, "golden10", 3, bots, seed=3)
+    match_ids = league.pending_matches(store, tid)
+    assert tasks.play_match(app, match_ids[0]) == "recorded"
+    app.sent.clear()  # type: ignore[attr-defined]
+    assert tasks.create_round_robin(app, tid) == 3
+    assert app.sent == [(tasks.PLAY_MATCH, (m,)) for m in match_ids[1:]]  # type: ignore[attr-defined]
+
+
+def test_run_schedules_starts_each_due_run_once(app: ArenaCelery) -> None:
+    store = app.resources().store
+    bots = [register(store, "t") for _ in range(3)]
+    template = league.create_tournament(store, "golden10", 3, bots, schedule="* * * * *")
+    now = datetime.now(UTC).timestamp()
+    started = tasks.run_schedules(app, now)
+    minute = datetime.fromtimestamp(now, UTC)
+    # This minute's run (and the previous minute's, if the template was made in it).
+    assert started[-1] == league.scheduled_run_id(template, minute) and len(started) <= 2
+    assert app.sent == [(tasks.CREATE_ROUND_ROBIN, (run,)) for run in started]  # type: ignore[attr-defined]
+    assert tasks.run_schedules(app, now + 1) == []
+    assert queries.tournament(store, started[0]).matches_total == 1
+
+
+def test_ladder_tick_pairs_free_bots_fairly(app: ArenaCelery) -> None:
+    store = app.resources().store
+    bots = [register(store, "t") for _ in range(7)]
+    league.create_tournament(store, "goof", 3, bots[:3], schedule="0 0 1 1 *")  # the ladder
+    referee = referee_of(app)
+    referee.free = [pb.SessionInfo(bot_id=b, capacity=2, busy=0) for b in bots[:6]]
+    referee.free.append(pb.SessionInfo(bot_id=bots[6], capacity=1, busy=1))  # busy: left out
+    started = tasks.ladder_tick(app, "abc123")
+    assert started == ["Labc123-goof-3p-0", "Labc123-goof-3p-1"]
+    assert {b for r in referee.started for b in r.bot_ids} == set(bots[:6])
+    assert app.sent == [(tasks.PLAY_MATCH, (m,)) for m in started]  # type: ignore[attr-defined]
+    for match_id in started:
+        assert tasks.play_match(app, match_id) == "recorded"
+        assert league.tournament_of(store, match_id) is None
+    assert [s.games for s in queries.standings(store, "goof-3p")] == [1] * 6
+    assert queries.recent_matches(store)[0].tournament_id is None
+
+    app.settings = WorkerSettings(database_url=app.settings.database_url, ladder_interval_s=0)
+    assert tasks.ladder_tick(app, "def456") == []

@@ -1,0 +1,363 @@
+"""Tournaments played by real `arena worker` processes against a real referee and bots.
+
+(a) the embedded broker (kombu filesystem transport, no server) with a
+prefork worker; (b) Redis as broker and result backend with the default
+threads worker: a five-bot Goodge round robin of duplicate matches, every
+match recorded exactly once, and a redelivered play_match changing nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from sqlalchemy import func, select
+
+from ladder import queries
+from ladder.models import GameRow, MatchRow, RatingHistoryRow, RatingRow, ResultRow, SeatRow
+from ladder.store import Store
+from tests.referee.conftest import DEADLINE_MS, GRACE_S
+from tests.workers.conftest import ARENA, Arena, free_port, metric, scrape, wait_until
+from workers import WorkerSettings, make_app
+from workers.tasks import PLAY_MATCH, RUN_SCHEDULES
+
+
+def counts(store: Store) -> dict[str, int]:
+    with store.session() as session:
+        return {
+            model.__tablename__: int(session.scalar(select(func.count()).select_from(model)) or 0)
+            for model in (ResultRow, RatingHistoryRow, RatingRow, GameRow, SeatRow)
+        }
+
+
+def snapshot(store: Store) -> dict[str, Any]:
+    """Everything a second recording could change."""
+    with store.session() as session:
+        return {
+            "ratings": sorted(
+                (r.ladder_id, r.bot_id, r.rating, r.games)
+                for r in session.scalars(select(RatingRow))
+            ),
+            "history": sorted(
+                (h.bot_id, h.match_id, h.rating_before, h.rating_after)
+                for h in session.scalars(select(RatingHistoryRow))
+            ),
+            "results": sorted(
+                (r.match_id, r.entry, r.bot_id, r.score, r.rank)
+                for r in session.scalars(select(ResultRow))
+            ),
+        }
+
+
+def check_table(view: queries.TournamentView, bot_ids: list[str], games_each: int) -> None:
+    assert view.status == "finished" and view.finished_at is not None
+    assert view.matches_finished == view.matches_total
+    assert sorted(line.bot_id for line in view.table) == sorted(bot_ids)
+    ratings = [line.rating for line in view.table]
+    assert ratings == sorted(ratings, reverse=True)
+    for line in view.table:
+        assert line.ci_low < line.rating < line.ci_high
+        assert line.games == games_each
+
+
+def test_embedded_broker_prefork_worker_plays_a_tournament(arena: Arena) -> None:
+    """(a) No server: the filesystem transport, a prefork worker, 4 bots in Golden 10 3p."""
+    bots = arena.bots(["rules", "random", "rules", "random"], ["golden10"])
+    port = free_port()
+    arena.worker("--pool", "prefork", "--concurrency", "2", "--metrics-port", str(port))
+    out = arena.cli(
+        "tournament",
+        "create",
+        "--game",
+        "golden10",
+        "--players",
+        "3",
+        "--bots",
+        ",".join(bot.bot_id for bot in bots),
+        "--deadline-ms",
+        "200",
+        "--seed",
+        "5",
+        "--name",
+        "embedded",
+    )
+    tournament_id = out.strip()
+    assert (arena.workdir / ".arena" / "broker" / "queue").is_dir()
+    view = arena.wait_finished(tournament_id, 90)
+    assert view.matches_total == 4  # C(4, 3) duplicate matches
+    check_table(view, [bot.bot_id for bot in bots], games_each=3 * 3)
+    assert counts(arena.store)["results"] == 4 * 3
+    assert counts(arena.store)["rating_history"] == 4 * 3
+
+    # The prefork children's counts, summed by the main process.
+    def recorded() -> float:
+        return metric(scrape(port), "arena_matches_recorded_total", ladder="golden10-3p")
+
+    wait_until(lambda: recorded() == 4, 10, "the worker's metrics to count 4 matches")
+    page = scrape(port)
+    assert metric(page, "arena_rating_updates_total", ladder="golden10-3p") == 12
+    assert metric(page, "arena_worker_tasks_total", task=PLAY_MATCH, state="SUCCESS") >= 4
+    assert metric(page, "arena_worker_task_duration_seconds_count", task=PLAY_MATCH) >= 4
+
+    # (c) The CLI's JSON on a real tournament.
+    shown = json.loads(arena.cli("tournament", "show", tournament_id, "--json"))
+    assert shown["id"] == tournament_id and shown["status"] == "finished"
+    assert (shown["matches_total"], shown["matches_finished"]) == (4, 4)
+    assert [set(line) >= {"bot", "rating", "ci_low", "ci_high", "games"} for line in shown["table"]]
+    assert {line["bot"] for line in shown["table"]} == {bot.name for bot in bots}
+    standings = json.loads(arena.cli("ladder", "golden10-3p", "--json"))
+    assert [line["rank"] for line in standings] == [1, 2, 3, 4]
+    assert all(line["games"] == 3 and line["provisional"] for line in standings)
+
+
+def test_redis_round_robin_records_every_match_once(arena: Arena, redis_url: str) -> None:
+    """(b) Redis broker and backend, a threads worker, five bots in Goodge 4p, duplicate."""
+    bots = arena.bots(["rules", "random", "rules", "random", "rules"], ["goodge"])
+    port = free_port()
+    arena.worker("--metrics-port", str(port), broker=redis_url)
+    tournament_id = arena.cli(
+        "tournament",
+        "create",
+        "--game",
+        "goodge",
+        "--players",
+        "4",
+        "--bots",
+        ",".join(bot.name for bot in bots),
+        "--deadline-ms",
+        "200",
+        "--seed",
+        "11",
+        broker=redis_url,
+    ).strip()
+    view = arena.wait_finished(tournament_id, 100)
+    assert view.matches_total == 5
+    check_table(view, [bot.bot_id for bot in bots], games_each=4 * 4)
+    assert counts(arena.store) == {
+        "results": 5 * 4,
+        "rating_history": 5 * 4,
+        "ratings": 5,
+        "games": 5 * 4,
+        "seats": 5 * 4 * 4,
+    }
+    with arena.store.session() as session:
+        per_match = dict(
+            session.execute(
+                select(RatingHistoryRow.match_id, func.count()).group_by(RatingHistoryRow.match_id)
+            ).all()
+        )
+    assert sorted(per_match) == [f"{tournament_id}-m{n:04d}" for n in range(1, 6)]
+    assert set(per_match.values()) == {4}
+    standings = queries.standings(arena.store, "goodge-4p")
+    assert sorted(s.games for s in standings) == [4] * 5
+
+    # Send play_match again for a recorded match: it changes nothing.
+    before = snapshot(arena.store)
+    app = make_app(
+        settings=WorkerSettings(
+            database_url=arena.db, broker_url=redis_url, referee=arena.referee.address
+        )
+    )
+    try:
+        again = app.send_task(PLAY_MATCH, args=[f"{tournament_id}-m0003"], queue="arena")
+        assert again.get(timeout=30) == "already recorded"
+    finally:
+        app.close()
+    assert snapshot(arena.store) == before
+    assert queries.tournament(arena.store, tournament_id).finished_at == view.finished_at
+    page = scrape(port)
+    assert metric(page, "arena_matches_recorded_total", ladder="goodge-4p") == 5
+    assert metric(page, "arena_rating_updates_total", ladder="goodge-4p") == 20
+    assert metric(page, "arena_worker_tasks_total", task=PLAY_MATCH, state="SUCCESS") == 6
+
+
+def test_beat_runs_the_ladder_and_scheduled_tournaments(arena: Arena) -> None:
+    """Beat's ladder ticks pair connected bots; run_schedules starts a template's run."""
+    bots = arena.bots(["rules", "random", "rules", "random"], ["golden10"])
+    template = arena.cli(
+        "tournament",
+        "create",
+        "--game",
+        "golden10",
+        "--players",
+        "3",
+        "--bots",
+        ",".join(bot.bot_id for bot in bots[:3]),
+        "--schedule",
+        "* * * * *",
+        "--deadline-ms",
+        "200",
+    ).strip()
+    arena.worker("--metrics-port", "0")
+    arena.procs.start(
+        "beat",
+        [
+            *ARENA,
+            "beat",
+            "--db",
+            arena.db,
+            "--referee",
+            arena.referee.address,
+            "--ladder-interval-s",
+            "1",
+        ],
+    )
+    arena.worker_logs.append(arena.workdir / "beat.log")
+
+    def ladder_matches() -> set[str]:
+        with arena.store.session() as session:
+            return set(
+                session.scalars(select(ResultRow.match_id).where(ResultRow.tournament_id.is_(None)))
+            )
+
+    try:
+        wait_until(lambda: len(ladder_matches()) >= 2, 60, "two ladder matches recorded")
+    except AssertionError as error:
+        raise AssertionError(f"{error}\n{arena.logs()}") from None
+    assert all(m.startswith("L") and "-golden10-3p-" in m for m in ladder_matches())
+
+    # The minute's run of the template (beat sends run_schedules on the minute; ask now).
+    app = make_app(
+        settings=WorkerSettings(
+            database_url=arena.db, referee=arena.referee.address, metrics_port=0
+        )
+    )
+    try:
+        app.send_task(RUN_SCHEDULES, queue="arena")
+    finally:
+        app.close()
+
+    def finished_run() -> str | None:
+        for view in queries.tournaments(arena.store):
+            if view.id.startswith(f"{template}-") and view.status == "finished":
+                return view.id
+        return None
+
+    try:
+        run = wait_until(finished_run, 60, "a finished run of the scheduled template")
+    except AssertionError as error:
+        raise AssertionError(f"{error}\n{arena.logs()}") from None
+    view = queries.tournament(arena.store, run)
+    check_table(view, [bot.bot_id for bot in bots[:3]], games_each=3)
+    assert queries.tournament(arena.store, template).status == "scheduled"
+    standings = queries.standings(arena.store, "golden10-3p")
+    assert {s.bot_id for s in standings} <= {bot.bot_id for bot in bots}
+    assert sum(s.games for s in standings) >= 3 * 3  # two ladder matches and the run
+
+
+def test_a_worker_killed_mid_match_loses_nothing_and_counts_nothing_twice(
+    arena: Arena, redis_url: str
+) -> None:
+    """SIGKILL a worker while its matches play; another worker takes the tasks over."""
+    bots = arena.bots(["random", "rules", "random", "rules"], ["goodge"])
+    fast_redelivery = {"ARENA_VISIBILITY_TIMEOUT_S": "2"}
+    first = arena.worker(
+        "--metrics-port", "0", broker=redis_url, name="worker-1", env=fast_redelivery
+    )
+    tournament_id = arena.cli(
+        "tournament",
+        "create",
+        "--game",
+        "goodge",
+        "--players",
+        "3",
+        "--bots",
+        ",".join(bot.bot_id for bot in bots),
+        "--deadline-ms",
+        "200",
+        "--seed",
+        "13",
+        broker=redis_url,
+    ).strip()
+
+    def running() -> bool:
+        with arena.store.session() as session:
+            statuses = session.scalars(
+                select(MatchRow.status).where(MatchRow.id.startswith(tournament_id))
+            ).all()
+        return "running" in statuses
+
+    wait_until(running, 30, "a match of the tournament to be playing")
+    first.kill()
+    first.wait(10)
+    # Redis hands the dead worker's unacknowledged tasks out again after the
+    # visibility timeout; the second worker looks for them when it starts.
+    time.sleep(2.5)
+    arena.worker("--metrics-port", "0", broker=redis_url, name="worker-2", env=fast_redelivery)
+    view = arena.wait_finished(tournament_id, 90)
+    assert view.matches_total == 4
+    check_table(view, [bot.bot_id for bot in bots], games_each=3 * 3)
+    assert counts(arena.store) == {
+        "results": 4 * 3,
+        "rating_history": 4 * 3,
+        "ratings": 4,
+        "games": 4 * 3,
+        "seats": 4 * 3 * 3,
+    }
+    assert sorted(s.games for s in queries.standings(arena.store, "goodge-3p")) == [3] * 4
+
+
+def test_matches_aborted_by_a_stopping_referee_are_played_again(arena: Arena) -> None:
+    """The referee dies mid-match and comes back (its matches marked aborted): the
+    worker retries, asks again, and every match is recorded once."""
+    bots = arena.bots(["random", "rules", "random", "rules"], ["goodge"])
+    arena.worker("--metrics-port", "0")
+    tournament_id = arena.cli(
+        "tournament",
+        "create",
+        "--game",
+        "goodge",
+        "--players",
+        "3",
+        "--bots",
+        ",".join(bot.bot_id for bot in bots),
+        "--deadline-ms",
+        "200",
+        "--seed",
+        "17",
+    ).strip()
+
+    def statuses() -> list[str]:
+        with arena.store.session() as session:
+            return list(
+                session.scalars(
+                    select(MatchRow.status).where(MatchRow.id.startswith(tournament_id))
+                )
+            )
+
+    wait_until(lambda: "running" in statuses(), 30, "a match of the tournament to be playing")
+    arena.referee.proc.kill()  # the referee dies mid-match
+    arena.referee.proc.wait(10)
+    playing = statuses().count("running")
+    assert playing >= 1
+    # The same referee comes back on the same address and database: it marks the
+    # matches it was playing aborted, and plays them again when asked.
+    arena.procs.start(
+        "referee-2",
+        [
+            *ARENA,
+            "referee",
+            "--listen",
+            arena.referee.address,
+            "--db",
+            arena.db,
+            "--metrics-port",
+            "0",
+            "--deadline-ms",
+            str(DEADLINE_MS),
+            "--grace-s",
+            str(GRACE_S),
+            "--shutdown-grace-s",
+            "1",
+        ],
+    )
+    arena.worker_logs.append(arena.workdir / "referee-2.log")
+    view = arena.wait_finished(tournament_id, 90)
+    assert view.matches_total == 4
+    assert statuses() == ["finished"] * 4
+    log = (arena.workdir / "referee-2.log").read_text(encoding="utf-8", errors="replace")
+    assert f"marked {playing} matches aborted" in log
+    assert counts(arena.store)["results"] == 4 * 3
+    assert counts(arena.store)["rating_history"] == 4 * 3
+    assert sorted(s.games for s in queries.standings(arena.store, "goodge-3p")) == [3] * 4

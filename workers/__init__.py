@@ -1,0 +1,27 @@
+"""The arena's Celery workers: schedule tournaments, ask the referee to play, record results.
+
+`make_app()` builds an app (settings from ARENA_* variables); nothing is
+created at import. For `celery -A workers worker` the module attribute
+`app` is built on first access, from the environment.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from workers.celery_app import ArenaCelery, make_app
+from workers.settings import WorkerSettings
+
+__all__ = ["ArenaCelery", "WorkerSettings", "make_app"]
+
+_default: ArenaCelery | None = None
+
+
+def __getattr__(name: str) -> Any:
+    """`workers.app`: the app of this environment, built when first asked for."""
+    global _default
+    if name == "app":
+        if _default is None:
+            _default = make_app()
+        return _default
+    raise AttributeError(f"module 'workers' has no attribute {name!r}")

@@ -1,0 +1,198 @@
+"""The Celery app factory: configuration, per-process resources, signals, beat.
+
+`make_app()` builds a new app each time; nothing is created at import. The
+app carries its settings; each process (each prefork child) opens its own
+database engine and referee channel the first time a task needs them.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from celery import Celery, Task
+from celery.schedules import crontab
+from celery.signals import (
+    beat_init,
+    task_failure,
+    task_postrun,
+    task_prerun,
+    worker_init,
+    worker_process_init,
+    worker_process_shutdown,
+)
+
+from ladder.store import Store, migrate
+from workers.metrics import WorkerMetrics, process_exited
+from workers.referee_client import RefereeClient
+from workers.settings import WorkerSettings
+
+log = logging.getLogger(__name__)
+
+QUEUE = "arena"
+
+
+@dataclass
+class Resources:
+    """What tasks of one process share: the store and the referee channel."""
+
+    pid: int
+    store: Store
+    referee: RefereeClient
+
+    def close(self) -> None:
+        self.referee.close()
+        self.store.close()
+
+
+class ArenaCelery(Celery):
+    """A Celery app with the arena's settings, resources and metrics."""
+
+    def __init__(self, settings: WorkerSettings) -> None:
+        super().__init__("arena", set_as_current=False)
+        self.settings = settings
+        self._resources: Resources | None = None
+        self._metrics: WorkerMetrics | None = None
+        self._lock = threading.Lock()
+        self._started: dict[str, float] = {}
+
+    def resources(self) -> Resources:
+        """This process's store and referee client (opened on first use, again after a fork)."""
+        with self._lock:
+            current = self._resources
+            if current is None or current.pid != os.getpid():
+                current = Resources(
+                    pid=os.getpid(),
+                    store=Store(self.settings.database_url, upgrade=False),
+                    referee=RefereeClient(self.settings.referee, self.settings.admin_token),
+                )
+                self._resources = current
+            return current
+
+    def close_resources(self) -> None:
+        """Close this process's store and channel (they are reopened when needed)."""
+        with self._lock:
+            current, self._resources = self._resources, None
+        if current is not None and current.pid == os.getpid():
+            current.close()
+
+    @property
+    def metrics(self) -> WorkerMetrics:
+        """The app's Prometheus metrics (created on first use)."""
+        with self._lock:
+            if self._metrics is None:
+                self._metrics = WorkerMetrics()
+            return self._metrics
+
+    def enqueue(self, task: str, *args: Any) -> None:
+        """Send a task by name (call only after the transaction it depends on committed)."""
+        self.send_task(task, args=list(args), queue=QUEUE)
+
+
+def make_app(
+    broker_url: str | None = None,
+    backend_url: str | None = None,
+    *,
+    settings: WorkerSettings | None = None,
+) -> ArenaCelery:
+    """A new Celery app for the arena; settings from the environment unless given."""
+    if settings is None:
+        settings = WorkerSettings.from_env(broker_url=broker_url, backend_url=backend_url)
+    elif broker_url or backend_url:
+        raise ValueError("give either settings or broker/backend URLs, not both")
+    app = ArenaCelery(settings)
+    beat_schedule: dict[str, dict[str, Any]] = {
+        "run-schedules": {
+            "task": "arena.run_schedules",
+            "schedule": crontab(),
+            "options": {"queue": QUEUE, "expires": 55},
+        }
+    }
+    if settings.ladder_interval_s > 0:
+        beat_schedule["ladder-tick"] = {
+            "task": "arena.ladder_tick",
+            "schedule": settings.ladder_interval_s,
+            "options": {"queue": QUEUE, "expires": settings.ladder_interval_s},
+        }
+    app.conf.update(
+        broker_url=settings.broker_url,
+        broker_transport_options=settings.transport_options(),
+        broker_connection_retry_on_startup=True,
+        result_backend=settings.result_backend(),
+        # The embedded SQLite result store: wait for a busy database instead of failing.
+        database_engine_options={"connect_args": {"timeout": 30}},
+        result_expires=24 * 3600,
+        task_serializer="json",
+        result_serializer="json",
+        accept_content=["json"],
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        task_default_queue=QUEUE,
+        timezone="UTC",
+        enable_utc=True,
+        beat_schedule=beat_schedule,
+        # The embedded transport has no broadcast worth having: no remote control.
+        worker_enable_remote_control=not settings.embedded,
+        worker_hijack_root_logger=True,
+    )
+    from workers import tasks
+
+    tasks.register(app)
+    _connect_signals(app)
+    return app
+
+
+def _connect_signals(app: ArenaCelery) -> None:
+    """Metrics and per-process resources, through Celery's signals (for this app only)."""
+
+    def mine(task: Any) -> bool:
+        return isinstance(task, Task) and task.app is app
+
+    def on_worker_init(sender: Any = None, **_: Any) -> None:
+        if getattr(sender, "app", None) is not app:
+            return
+        migrate(app.settings.database_url)
+        if app.settings.metrics_port:
+            app.metrics.serve(app.settings.metrics_port)
+
+    def on_beat_init(sender: Any = None, **_: Any) -> None:
+        if getattr(sender, "app", None) is app:
+            migrate(app.settings.database_url)
+
+    def on_process_init(**_: Any) -> None:
+        # A forked child must not use the parent's connections.
+        app._resources = None
+
+    def on_process_shutdown(pid: int | None = None, **_: Any) -> None:
+        process_exited(pid or os.getpid())
+
+    def on_prerun(task_id: str = "", task: Any = None, **_: Any) -> None:
+        if mine(task):
+            app._started[task_id] = time.monotonic()
+
+    def on_postrun(task_id: str = "", task: Any = None, state: str | None = None, **_: Any) -> None:
+        if not mine(task):
+            return
+        started = app._started.pop(task_id, None)
+        metrics = app.metrics
+        metrics.tasks.labels(task.name, state or "UNKNOWN").inc()
+        if started is not None:
+            metrics.task_duration.labels(task.name).observe(time.monotonic() - started)
+
+    def on_failure(sender: Any = None, exception: BaseException | None = None, **_: Any) -> None:
+        if mine(sender):
+            kind = type(exception).__name__ if exception is not None else "unknown"
+            app.metrics.task_failures.labels(sender.name, kind).inc()
+
+    worker_init.connect(on_worker_init, weak=False)
+    beat_init.connect(on_beat_init, weak=False)
+    worker_process_init.connect(on_process_init, weak=False)
+    worker_process_shutdown.connect(on_process_shutdown, weak=False)
+    task_prerun.connect(on_prerun, weak=False)
+    task_postrun.connect(on_postrun, weak=False)
+    task_failure.connect(on_failure, weak=False)

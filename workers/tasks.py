@@ -1,0 +1,237 @@
+"""The arena's Celery tasks. Each takes ids, re-reads the state, and is idempotent.
+
+- `arena.create_round_robin(tournament_id)`: enqueue `play_match` for every
+  planned match not yet recorded.
+- `arena.play_match(match_id)`: ask the referee to play it (idempotent by
+  id; an aborted match is asked again), wait for its end, record it exactly
+  once, and enqueue `finish_tournament` when its tournament is complete.
+- `arena.finish_tournament(tournament_id)`: the maximum-likelihood table.
+- `arena.run_schedules()` (beat, every minute): start due scheduled runs.
+- `arena.ladder_tick()` (beat, every ARENA_LADDER_INTERVAL_S): pair the
+  connected bots that are free into ladder matches.
+
+Transient failures (the referee unreachable or slow, a database error, a
+match aborted by a dying referee) are retried with exponential back-off, a
+bounded number of times. A redelivered task (acks late: a worker died
+mid-task) does the same work again and counts nothing twice.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+import uuid
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import grpc
+from celery import Task
+from sqlalchemy.exc import DBAPIError
+
+from ladder import league, queries
+from ladder.store import NotFound
+from workers.referee_client import RefereeCallFailed, is_transient
+
+if TYPE_CHECKING:
+    from workers.celery_app import ArenaCelery
+
+log = logging.getLogger(__name__)
+
+PLAY_MATCH = "arena.play_match"
+CREATE_ROUND_ROBIN = "arena.create_round_robin"
+FINISH_TOURNAMENT = "arena.finish_tournament"
+RUN_SCHEDULES = "arena.run_schedules"
+LADDER_TICK = "arena.ladder_tick"
+
+ABORTS_PER_ATTEMPT = 3
+"""How often one play_match attempt asks again for a match the referee aborted."""
+
+MAX_BACKOFF_S = 300.0
+
+
+class MatchAborted(RuntimeError):
+    """The referee kept aborting the match (it stopped or failed while playing)."""
+
+
+class WrongDatabase(RuntimeError):
+    """The referee played a match this worker's database does not hold."""
+
+
+def backoff_s(retries: int) -> float:
+    """Seconds before retry number `retries` + 1: 2, 4, 8, ... up to 300, with jitter."""
+    return min(MAX_BACKOFF_S, 2.0 * (1 << min(retries, 16))) * random.uniform(0.8, 1.2)
+
+
+def retryable(error: BaseException) -> bool:
+    """Whether an error may go away if the task runs again later."""
+    if isinstance(error, grpc.RpcError):
+        return is_transient(error)
+    if isinstance(error, RefereeCallFailed):
+        return error.transient
+    return isinstance(error, DBAPIError | MatchAborted | league.NotFinished)
+
+
+def play_match(app: ArenaCelery, match_id: str) -> str:
+    """Play and record one match; what happened, in a word."""
+    res = app.resources()
+    store = res.store
+    outcome = "already recorded"
+    if not league.is_recorded(store, match_id):
+        request = league.planned_request(store, match_id)
+        if request is None:
+            log.error("match %s: no tournament plans it and the referee never started it", match_id)
+            return "unknown"
+        match = None
+        for _ in range(ABORTS_PER_ATTEMPT):
+            match = res.referee.start(request)
+            if match.status == "running":
+                match = res.referee.wait(match_id, app.settings.match_timeout_s)
+            if match.status == "finished":
+                break
+            log.warning("match %s %s (%s): asking again", match_id, match.status, match.reason)
+        if match is None or match.status != "finished":
+            reason = "" if match is None else match.reason
+            raise MatchAborted(f"match {match_id} did not finish: {reason}")
+        try:
+            recorded = league.record_match(store, match_id)
+        except NotFound:
+            raise WrongDatabase(
+                f"the referee at {app.settings.referee} finished match {match_id}, but the "
+                f"database {app.settings.database_url} does not hold it: workers and referee "
+                "must share one database"
+            ) from None
+        if recorded:
+            lid = queries.ladder_id(request.game, request.players)
+            app.metrics.matches_recorded.labels(lid).inc()
+            app.metrics.rating_updates.labels(lid).inc(request.players)
+            outcome = "recorded"
+    tournament_id = league.tournament_of(store, match_id)
+    if tournament_id is not None and league.ready_to_finish(store, tournament_id):
+        app.enqueue(FINISH_TOURNAMENT, tournament_id)
+    return outcome
+
+
+def create_round_robin(app: ArenaCelery, tournament_id: str) -> int:
+    """Enqueue the tournament's matches that are not recorded; how many."""
+    store = app.resources().store
+    pending = league.pending_matches(store, tournament_id)
+    for match_id in pending:
+        app.enqueue(PLAY_MATCH, match_id)
+    if not pending and league.ready_to_finish(store, tournament_id):
+        app.enqueue(FINISH_TOURNAMENT, tournament_id)
+    return len(pending)
+
+
+def finish_tournament(app: ArenaCelery, tournament_id: str) -> bool:
+    """Store the tournament's table once every match is recorded."""
+    store = app.resources().store
+    already = queries.tournament(store, tournament_id).status == "finished"
+    done = league.finish_tournament(store, tournament_id)
+    if done and not already:
+        app.metrics.tournaments_finished.inc()
+    return done
+
+
+def run_schedules(app: ArenaCelery, now: float | None = None) -> list[str]:
+    """Start the runs of scheduled templates that are due; their ids."""
+    store = app.resources().store
+    at = datetime.fromtimestamp(time.time() if now is None else now, UTC)
+    started = []
+    for template_id, minute in league.due_runs(store, at):
+        run_id = league.start_scheduled_run(store, template_id, minute)
+        app.enqueue(CREATE_ROUND_ROBIN, run_id)
+        started.append(run_id)
+        log.info("scheduled tournament %s: started run %s", template_id, run_id)
+    return started
+
+
+def ladder_tick(app: ArenaCelery, tick: str) -> list[str]:
+    """Start ladder matches between connected bots with a free slot; their ids.
+
+    `tick` names this tick (the task's id, so a redelivered tick asks the
+    referee for the same matches, which it plays once).
+    """
+    settings = app.settings
+    if settings.ladder_interval_s <= 0:
+        return []
+    res = app.resources()
+    try:
+        sessions = res.referee.sessions()
+    except grpc.RpcError as error:
+        log.warning("ladder tick: cannot list the referee's sessions: %s", error)
+        return []
+    free = {s.bot_id: s.capacity - s.busy for s in sessions if s.capacity > s.busy}
+    started = []
+    for lid in settings.ladders or tuple(queries.ladders(res.store)):
+        candidates = [bot for bot, slots in free.items() if slots > 0]
+        try:
+            requests = league.plan_ladder_matches(
+                res.store, lid, candidates, tick, deadline_ms=settings.ladder_deadline_ms
+            )
+        except NotFound:
+            log.warning("ladder tick: no ladder %s", lid)
+            continue
+        for request in requests:
+            try:
+                res.referee.start(request)
+            except grpc.RpcError as error:
+                log.warning("ladder tick: match %s not started: %s", request.id, error)
+                continue
+            for bot in request.bot_ids:
+                free[bot] -= 1
+            app.enqueue(PLAY_MATCH, request.id)
+            started.append(request.id)
+    return started
+
+
+def register(app: ArenaCelery) -> None:
+    """Register the tasks on `app`."""
+    settings = app.settings
+
+    def retry(task: Task[Any, Any], error: Exception) -> NoReturn:
+        """Retry later with back-off if `error` may pass, else fail with it."""
+        if isinstance(error, grpc.RpcError):
+            # gRPC's exceptions do not survive the result backend's serialiser.
+            error = RefereeCallFailed.of(error)
+        if not retryable(error):
+            raise error
+        countdown = backoff_s(task.request.retries)
+        log.warning("%s: %s; retrying in %.0f s", task.name, error, countdown)
+        raise task.retry(exc=error, countdown=countdown, max_retries=settings.max_retries)
+
+    @app.task(name=PLAY_MATCH, bind=True, shared=False)
+    def play_match_task(self: Task[Any, Any], match_id: str) -> str:
+        try:
+            return play_match(app, match_id)
+        except grpc.RpcError as error:
+            code = error.code() if isinstance(error, grpc.Call) else None
+            if code in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.ALREADY_EXISTS):
+                # The referee refuses this match for good (e.g. a bot no longer plays the game).
+                league.mark_failed(app.resources().store, match_id)
+                log.error("match %s refused by the referee: %s", match_id, error)
+            retry(self, error)
+        except Exception as error:
+            retry(self, error)
+
+    @app.task(name=CREATE_ROUND_ROBIN, bind=True, shared=False)
+    def create_round_robin_task(self: Task[Any, Any], tournament_id: str) -> int:
+        try:
+            return create_round_robin(app, tournament_id)
+        except Exception as error:
+            retry(self, error)
+
+    @app.task(name=FINISH_TOURNAMENT, bind=True, shared=False)
+    def finish_tournament_task(self: Task[Any, Any], tournament_id: str) -> bool:
+        try:
+            return finish_tournament(app, tournament_id)
+        except Exception as error:
+            retry(self, error)
+
+    @app.task(name=RUN_SCHEDULES, shared=False)
+    def run_schedules_task() -> list[str]:
+        return run_schedules(app)
+
+    @app.task(name=LADDER_TICK, bind=True, shared=False)
+    def ladder_tick_task(self: Task[Any, Any]) -> list[str]:
+        return ladder_tick(app, (self.request.id or uuid.uuid4().hex).replace("-", "")[:12])
