@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import grpc
 
-from arena_cli import bot_cmd, db_cmd, match_cmd, play, referee_cmd, web_cmd, worker_cmd
+from arena_cli import bot_cmd, db_cmd, demo, match_cmd, play, referee_cmd, web_cmd, worker_cmd
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -23,6 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
     bot_cmd.add_parsers(commands)
     match_cmd.add_parsers(commands)
     db_cmd.add_parsers(commands)
+    demo.add_parsers(commands)
     web_cmd.add_parsers(commands)
     worker_cmd.add_parsers(commands)
     return parser

@@ -79,7 +79,7 @@ def table(played: PlayedGame) -> str:
 
 
 def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register `play` and `demo` on the `arena` parser."""
+    """Register `play` on the `arena` parser."""
     parser = commands.add_parser(
         "play",
         help="play one local game between reference bots (no server)",
@@ -112,15 +112,6 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
     parser.set_defaults(run=run_play)
 
-    demo = commands.add_parser(
-        "demo",
-        help="play one game of each game between reference bots",
-        description="Play one local game of each of the three games between reference bots.",
-    )
-    demo.add_argument("--seed", type=int, default=1, help="seed of the deals (default 1)")
-    demo.add_argument("--json", action="store_true", help="print one JSON object per game")
-    demo.set_defaults(run=run_demo)
-
 
 def run_play(args: argparse.Namespace) -> int:
     """Play the game that `args` describe and print it."""
@@ -135,19 +126,4 @@ def run_play(args: argparse.Namespace) -> int:
         with open(args.log, "w", encoding="utf-8") as out:
             json.dump(played.state.log(), out)
     print(json.dumps(played.summary()) if args.json else table(played))
-    return 0
-
-
-DEMO_TABLES = (
-    ("goodge", ("rules", "random", "rules", "random")),
-    ("golden10", ("rules", "random", "rules", "random", "random")),
-    ("goof", ("rules", "random", "rules", "random")),
-)
-
-
-def run_demo(args: argparse.Namespace) -> int:
-    """One game of each game, printed one after the other."""
-    for game, names in DEMO_TABLES:
-        played = play(game, names, args.seed)
-        print(json.dumps(played.summary()) if args.json else table(played) + "\n")
     return 0

@@ -395,21 +395,29 @@ def run_show(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(tournament_json(view)))
         return 0
+    print(tournament_text(view))
+    return 0
+
+
+def tournament_text(view: Any) -> str:
+    """A tournament as `arena tournament show` prints it."""
     ladder = f"{view.game}-{view.players}p"
-    print(f"tournament {view.id} ({view.name}), {ladder}: {view.status}")
+    lines = [f"tournament {view.id} ({view.name}), {ladder}: {view.status}"]
     if view.schedule:
-        print(f"  schedule: {view.schedule} (UTC)")
-    print(f"  matches: {view.matches_finished}/{view.matches_total} recorded")
+        lines.append(f"  schedule: {view.schedule} (UTC)")
+    lines.append(f"  matches: {view.matches_finished}/{view.matches_total} recorded")
     if view.table:
         width = max(len(line.bot) for line in view.table)
-        print(f"  {'#':>3}  {'bot':<{width}}  {'rating':>7}  {'95% interval':>17}  {'games':>5}")
+        lines.append(
+            f"  {'#':>3}  {'bot':<{width}}  {'rating':>7}  {'95% interval':>17}  {'games':>5}"
+        )
         for rank, line in enumerate(view.table, start=1):
             interval = f"[{line.ci_low:.0f}, {line.ci_high:.0f}]"
-            print(
+            lines.append(
                 f"  {rank:>3}  {line.bot:<{width}}  {line.rating:>7.1f}  {interval:>17}  "
                 f"{line.games:>5}"
             )
-    return 0
+    return "\n".join(lines)
 
 
 def run_list(args: argparse.Namespace) -> int:
@@ -511,16 +519,23 @@ def run_ladder(args: argparse.Namespace) -> int:
             )
         )
         return 0
+    print(standings_text(tables))
+    return 0
+
+
+def standings_text(tables: dict[str, Any]) -> str:
+    """Ladder standings as `arena ladder` prints them."""
+    out = []
     for lid, lines in tables.items():
-        print(f"{lid}:")
+        out.append(f"{lid}:")
         if not lines:
-            print("  (no rated bots yet)")
+            out.append("  (no rated bots yet)")
+        width = max((len(f"{line.bot}@{line.version}") for line in lines), default=0)
         for line in lines:
             mark = "  (provisional)" if line.provisional else ""
-            print(
-                f"  {line.rank:>3}. {line.bot}@{line.version:<10} {line.rating:>7.1f}  "
-                f"{line.games:>4} games{mark}"
+            name = f"{line.bot}@{line.version}"
+            out.append(
+                f"  {line.rank:>3}. {name:<{width}}  {line.rating:>7.1f}  "
+                f"{line.games:>4} matches{mark}"
             )
-    if not tables:
-        print("no ladders yet")
-    return 0
+    return "\n".join(out) if out else "no ladders yet"

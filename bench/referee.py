@@ -24,7 +24,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from bench.processes import free_port, processes, spawn, wait_serving
+from arena_cli.processes import free_port, processes, spawn, wait_serving
 from bots.sdk import channel, register
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc

@@ -103,8 +103,3 @@ def test_bad_input_is_a_clear_error(args: tuple[str, ...], message: str) -> None
     assert message in done.stderr
 
 
-def test_demo_prints_a_game_of_each() -> None:
-    done = arena("demo", "--seed", "3")
-    assert done.returncode == 0, done.stderr
-    for title in ("Goodge", "Golden 10", "Goof"):
-        assert title in done.stdout

@@ -1,0 +1,100 @@
+"""`arena demo`: the whole arena on one command, and nothing left behind."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ARENA = [sys.executable, "-m", "arena_cli.main"]
+
+
+def processes_using(folder: Path) -> list[int]:
+    """Pids of live processes whose environment points into `folder`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+            state = (entry / "stat").read_text().split()[2]
+        except OSError:
+            continue
+        if str(folder).encode() in environ and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def clean_env(tmp_path: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    env["ARENA_TEST_MARK"] = str(tmp_path)
+    return env
+
+
+def test_demo_prints_the_tables_and_urls_and_leaves_nothing_running(tmp_path: Path) -> None:
+    data = tmp_path / "demo"
+    done = subprocess.run(
+        [*ARENA, "demo", "--matches", "1", "--data", str(data), "--timeout-s", "400"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=clean_env(tmp_path),
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout
+    for ladder in ("goodge-4p", "golden10-5p", "goof-4p"):
+        assert re.search(rf"tournament \S+ \(demo {ladder}\), {ladder}: finished", out), out
+    assert out.count("95% interval") == 3
+    assert "Ladder standings" in out
+    assert re.search(r"Standings page: http://127\.0\.0\.1:\d+/", out)
+    assert re.search(r"A replay: +http://127\.0\.0\.1:\d+/matches/\S+", out)
+    assert (data / "arena.db").exists()
+    assert processes_using(tmp_path) == []
+
+
+def test_demo_serve_serves_pages_until_interrupted(tmp_path: Path) -> None:
+    data = tmp_path / "demo"
+    demo = subprocess.Popen(
+        [*ARENA, "demo", "--serve", "--matches", "1", "--data", str(data), "--timeout-s", "400"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=clean_env(tmp_path),
+        cwd=tmp_path,
+    )
+    try:
+        lines = []
+        deadline = time.monotonic() + 500
+        assert demo.stdout is not None
+        while time.monotonic() < deadline:
+            line = demo.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+            if line.startswith("Serving"):
+                break
+        text = "".join(lines)
+        assert "Serving" in text, text
+        standings = re.search(r"Standings page: (\S+)", text)
+        replay = re.search(r"A replay: +(\S+)", text)
+        assert standings and replay, text
+        with urllib.request.urlopen(standings.group(1), timeout=10) as page:
+            assert page.status == 200 and "goodge-4p" in page.read().decode()
+        with urllib.request.urlopen(replay.group(1), timeout=10) as page:
+            assert page.status == 200
+        demo.send_signal(signal.SIGINT)
+        assert demo.wait(60) in (0, 130)
+    finally:
+        if demo.poll() is None:
+            demo.kill()
+            demo.wait()
+    deadline = time.monotonic() + 20
+    while processes_using(tmp_path) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert processes_using(tmp_path) == []
