@@ -101,5 +101,3 @@ def test_bad_input_is_a_clear_error(args: tuple[str, ...], message: str) -> None
     done = arena(*args)
     assert done.returncode == 2
     assert message in done.stderr
-
-
