@@ -11,6 +11,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from tests.k8s.dashboard import dashboard_metric_names, exported_metric_names
+
 ARENA = [sys.executable, "-m", "arena_cli.main"]
 
 
@@ -28,6 +30,25 @@ def processes_using(folder: Path) -> list[int]:
         if str(folder).encode() in environ and state != "Z":
             found.append(int(entry.name))
     return found
+
+
+def check_dashboard_metrics_are_exported(demo_output: str) -> None:
+    """Every metric the Grafana dashboard queries is on some live /metrics page."""
+    referee = re.search(r"referee .*\(metrics :(\d+)\)", demo_output)
+    worker = re.search(r"worker .*\(metrics :(\d+)\)", demo_output)
+    web = re.search(r"web +(http://\S+/)", demo_output)
+    assert referee and worker and web, demo_output
+    pages = [
+        f"http://127.0.0.1:{referee.group(1)}/metrics",
+        f"http://127.0.0.1:{worker.group(1)}/metrics",
+        f"{web.group(1)}metrics",
+    ]
+    exported: set[str] = set()
+    for url in pages:
+        with urllib.request.urlopen(url, timeout=10) as page:
+            exported |= exported_metric_names(page.read().decode())
+    missing = dashboard_metric_names() - exported
+    assert not missing, f"the dashboard queries metrics no process exports: {sorted(missing)}"
 
 
 def clean_env(tmp_path: Path) -> dict[str, str]:
@@ -88,6 +109,7 @@ def test_demo_serve_serves_pages_until_interrupted(tmp_path: Path) -> None:
             assert page.status == 200 and "goodge-4p" in page.read().decode()
         with urllib.request.urlopen(replay.group(1), timeout=10) as page:
             assert page.status == 200
+        check_dashboard_metrics_are_exported(text)
         demo.send_signal(signal.SIGINT)
         assert demo.wait(60) in (0, 130)
     finally:
