@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import statistics
 import time
 
 import games
@@ -50,7 +51,7 @@ def time_baseline(seconds: float) -> float:
     actions = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        for _ in range(50):
+        for _ in range(20):
             actions += baseline_deal(rng)
     return (time.perf_counter() - start) * 1e6 / actions
 
@@ -75,17 +76,39 @@ def playout(state: games.State, rng: random.Random) -> int:
     return actions
 
 
-def time_game(name: str, players: int, seconds: float) -> tuple[float, float]:
-    """Games per second and microseconds per action of random playouts."""
+def time_game(
+    name: str, players: int, seconds: float, rng: random.Random
+) -> tuple[int, int, float]:
+    """Whole random playouts for about `seconds`: games, actions and elapsed seconds."""
     spec = games.get(name)
-    rng = random.Random(players)
     played = actions = 0
     start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    while played == 0 or time.perf_counter() - start < seconds:
         actions += playout(spec.new_game(players, rng.randrange(2**32)), rng)
         played += 1
-    elapsed = time.perf_counter() - start
-    return played / elapsed, elapsed * 1e6 / actions
+    return played, actions, time.perf_counter() - start
+
+
+def measure(name: str, players: int, seconds: float, slices: int = 5) -> dict[str, float]:
+    """Engine and baseline timed in alternating slices; medians, so a busy moment hurts neither."""
+    rng = random.Random(players)
+    engine_us, baseline_us = [], []
+    played = 0
+    elapsed = 0.0
+    for _ in range(slices):
+        baseline_us.append(time_baseline(seconds / slices / 2))
+        games_done, actions, spent = time_game(name, players, seconds / slices, rng)
+        engine_us.append(spent * 1e6 / actions)
+        played += games_done
+        elapsed += spent
+    engine = statistics.median(engine_us)
+    baseline = statistics.median(baseline_us)
+    return {
+        "games_per_s": played / elapsed,
+        "us_per_action": engine,
+        "baseline_us_per_action": baseline,
+        "ratio": engine / baseline,
+    }
 
 
 def main() -> None:
@@ -97,21 +120,10 @@ def main() -> None:
     for name in args.game or games.names():
         spec = games.get(name)
         for players in range(spec.min_players, spec.max_players + 1):
-            baseline = time_baseline(args.seconds / 2)
-            games_per_s, us_per_action = time_game(name, players, args.seconds)
-            print(
-                json.dumps(
-                    {
-                        "game": name,
-                        "players": players,
-                        "games_per_s": round(games_per_s, 2),
-                        "us_per_action": round(us_per_action, 3),
-                        "baseline_us_per_action": round(baseline, 3),
-                        "ratio": round(us_per_action / baseline, 3),
-                    }
-                ),
-                flush=True,
-            )
+            figures = measure(name, players, args.seconds)
+            line = {"game": name, "players": players}
+            line.update({key: round(value, 3) for key, value in figures.items()})
+            print(json.dumps(line), flush=True)
 
 
 if __name__ == "__main__":
