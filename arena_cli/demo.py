@@ -36,6 +36,9 @@ from workers import WorkerSettings, make_app
 from workers.tasks import CREATE_ROUND_ROBIN
 
 BOTS = ("rules", "rules", "rules", "random", "random", "random")
+LADDER_INTERVAL_S = "5"
+"""With --serve, how often (seconds) the continuous ladder pairs the connected bots."""
+
 # Goof plays two rounds here instead of five so the demo takes about two minutes.
 TOURNAMENTS: tuple[tuple[str, int, dict[str, str]], ...] = (
     ("goodge", 4, {}),
@@ -149,10 +152,12 @@ def _run(
             spawn(
                 ["worker", "--metrics-port", str(ports.worker_metrics)],
                 logs / "worker.log",
-                {**common, "ARENA_LADDER_INTERVAL_S": "0"},
+                # Ladder ticks come only from beat, which runs with --serve.
+                {**common, "ARENA_LADDER_INTERVAL_S": LADDER_INTERVAL_S},
             )
         )
-        console.print(f"  worker   embedded Celery (metrics :{ports.worker_metrics})")
+        broker = broker_url.split("://", 1)[0] if broker_url else "embedded"
+        console.print(f"  worker   Celery, {broker} broker (metrics :{ports.worker_metrics})")
         started.append(spawn(["web", "--port", str(ports.web)], logs / "web.log", common))
         console.print(f"  web      http://127.0.0.1:{ports.web}/")
         bot_ids = asyncio.run(_connect_bots(referee, started, logs, common))
@@ -278,7 +283,9 @@ def _serve(
     common: dict[str, str],
 ) -> None:
     """Keep running with beat's continuous ladder until Ctrl-C or SIGTERM."""
-    started.append(spawn(["beat"], logs / "beat.log", {**common, "ARENA_LADDER_INTERVAL_S": "5"}))
+    started.append(
+        spawn(["beat"], logs / "beat.log", {**common, "ARENA_LADDER_INTERVAL_S": LADDER_INTERVAL_S})
+    )
     console.print("Serving, continuous ladder on; Ctrl-C stops everything.")
     stop = {"now": False}
 
