@@ -71,6 +71,48 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="on SIGTERM, how long running matches may finish (env ARENA_SHUTDOWN_GRACE_S; default 10)",
     )
     parser.add_argument(
+        "--max-message-bytes",
+        type=int,
+        default=int(env("MAX_MESSAGE_BYTES", str(defaults.max_message_bytes)) or 0),
+        help="largest message a client may send; bigger ones end the call RESOURCE_EXHAUSTED "
+        f"(env ARENA_MAX_MESSAGE_BYTES; default {defaults.max_message_bytes})",
+    )
+    parser.add_argument(
+        "--session-opens-per-minute",
+        type=int,
+        default=int(env("SESSION_OPENS_PER_MINUTE", str(defaults.session_opens_per_minute)) or 0),
+        help="sessions one bot may open a minute (it holds one; a new one replaces the old); "
+        "beyond it Session fails RESOURCE_EXHAUSTED; 0 for no bound "
+        f"(env ARENA_SESSION_OPENS_PER_MINUTE; default {defaults.session_opens_per_minute})",
+    )
+    parser.add_argument(
+        "--stray-messages-per-second",
+        type=float,
+        default=float(
+            env("STRAY_MESSAGES_PER_SECOND", str(defaults.stray_messages_per_second)) or 0
+        ),
+        help="messages a session may send a second that answer no open request (answers to "
+        "open requests are never throttled); beyond it they are dropped with an Error; 0 for "
+        "no bound (env ARENA_STRAY_MESSAGES_PER_SECOND; "
+        f"default {defaults.stray_messages_per_second:g})",
+    )
+    parser.add_argument(
+        "--flood-limit",
+        type=int,
+        default=int(env("FLOOD_LIMIT", str(defaults.flood_limit)) or 0),
+        help="dropped stray messages (the allowance refills over 10 s) after which a session's "
+        "stream ends RESOURCE_EXHAUSTED; 0 never ends it "
+        f"(env ARENA_FLOOD_LIMIT; default {defaults.flood_limit})",
+    )
+    parser.add_argument(
+        "--registrations-per-minute",
+        type=int,
+        default=int(env("REGISTRATIONS_PER_MINUTE", str(defaults.registrations_per_minute)) or 0),
+        help="Register calls a minute per client address (admin-token callers exempt when "
+        "there is an admin token); beyond it RESOURCE_EXHAUSTED; 0 for no bound "
+        f"(env ARENA_REGISTRATIONS_PER_MINUTE; default {defaults.registrations_per_minute})",
+    )
+    parser.add_argument(
         "--tls-cert", default=env("TLS_CERT"), help="PEM certificate (env ARENA_TLS_CERT)"
     )
     parser.add_argument(
@@ -95,6 +137,11 @@ def run_referee(args: argparse.Namespace) -> int:
         max_strikes=args.max_strikes,
         grace_s=args.grace_s,
         shutdown_grace_s=args.shutdown_grace_s,
+        max_message_bytes=args.max_message_bytes,
+        session_opens_per_minute=args.session_opens_per_minute,
+        stray_messages_per_second=args.stray_messages_per_second,
+        flood_limit=args.flood_limit,
+        registrations_per_minute=args.registrations_per_minute,
         tls_cert=args.tls_cert,
         tls_key=args.tls_key,
     )

@@ -77,6 +77,11 @@ class MatchManager:
         if self._stopping:
             raise BadMatch("the referee is shutting down")
         await asyncio.to_thread(self._check, request)
+        # Shielded: a caller that goes away mid-call (its RPC cancelled, e.g. a worker
+        # killed) must not leave the match stored as running with no task playing it.
+        return await asyncio.shield(self._start(request))
+
+    async def _start(self, request: MatchRequest) -> Match:
         async with self._starting:
             match, created = await asyncio.to_thread(self._store.create_match, request)
             if not created and match.status == "aborted" and request.id not in self._tasks:

@@ -23,6 +23,7 @@ from prometheus_client import start_http_server
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
 from ladder.store import Store
+from referee.decoding import DecodeGuard
 from referee.matches import MatchManager
 from referee.metrics import RefereeMetrics
 from referee.runner import Limits
@@ -80,6 +81,7 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
     manager = MatchManager(store, hub, limits, settings.grace_s, metrics)
     gate = Gatekeeper(settings, store)
     server = grpc.aio.server(
+        interceptors=[DecodeGuard()],
         options=[
             ("grpc.max_receive_message_length", settings.max_message_bytes),
             ("grpc.max_send_message_length", 16 * 1024 * 1024),
@@ -89,7 +91,7 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
             # 20 s); gRPC's default (5 min) answers an idle session's pings with
             # GOAWAY "too_many_pings", dropping the bot every few minutes.
             ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
-        ]
+        ],
     )
     pb_grpc.add_BotServiceServicer_to_server(
         BotService(settings, store, hub, gate, metrics), server

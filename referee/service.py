@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
-import logging
+import time
 from collections.abc import AsyncIterator
 
 import grpc
@@ -15,16 +15,35 @@ from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
 from ladder.store import Bot, Conflict, MatchRequest, NotFound, Store
 from referee import wire
 from referee.channels import Answer
+from referee.limits import KeyedBuckets, TokenBucket
 from referee.matches import BadMatch, MatchManager
 from referee.metrics import RefereeMetrics
 from referee.sessions import Problem, SessionHub
 from referee.sessions import Session as BotSession
 from referee.settings import RefereeSettings
 
-log = logging.getLogger(__name__)
-
 HELLO_TIMEOUT_S = 10.0
 MAX_NAME = 64
+FLOOD_REFILL_S = 10.0
+"""The answer flood allowance refills over this many seconds."""
+RATE_WARNING_EVERY_S = 1.0
+"""At most one rate-limit Error a second per session (the Errors must not flood too)."""
+
+
+MAX_DETAILS = 500
+"""Longest status message: they quote the request, and a status must fit in the
+HTTP/2 trailers (16 KiB at most clients, non-ASCII sent percent-encoded)."""
+
+
+def brief(text: str) -> str:
+    """A status message cut to MAX_DETAILS characters."""
+    return text if len(text) <= MAX_DETAILS else text[: MAX_DETAILS - 3] + "..."
+
+
+def peer_host(context: grpc.aio.ServicerContext[object, object]) -> str:
+    """The caller's address without its port (`ipv4:127.0.0.1:5555` -> `ipv4:127.0.0.1`)."""
+    peer = context.peer() or ""
+    return peer.rsplit(":", 1)[0] if peer.startswith(("ipv4:", "ipv6:")) else peer
 
 
 def bearer(context: grpc.aio.ServicerContext[object, object]) -> str | None:
@@ -86,21 +105,30 @@ class BotService(pb_grpc.BotServiceServicer):
         self._hub = hub
         self._gate = gate
         self._metrics = metrics
+        self._opens = KeyedBuckets(settings.session_opens_per_minute)
+        self._registrations = KeyedBuckets(settings.registrations_per_minute)
 
     async def Register(
         self, request: pb.RegisterRequest, context: grpc.aio.ServicerContext[object, object]
     ) -> pb.RegisterReply:
         if not self._settings.registration_is_open:
             await self._gate.require_admin(context)
+        exempt = self._settings.admin_token is not None and self._gate.is_admin(context)
+        if not exempt and not self._registrations.take(peer_host(context)):
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"more than {self._settings.registrations_per_minute} registrations a minute "
+                "from this address; try again later",
+            )
         problem = wire.registration_problem(request.name, request.version, list(request.games))
         if problem:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, problem)
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(problem))
         try:
             bot, token = await asyncio.to_thread(
                 self._store.register_bot, request.name, request.version, list(request.games)
             )
         except Conflict as error:
-            await context.abort(grpc.StatusCode.ALREADY_EXISTS, str(error))
+            await context.abort(grpc.StatusCode.ALREADY_EXISTS, brief(str(error)))
         return pb.RegisterReply(bot_id=bot.id, token=token)
 
     async def Session(
@@ -109,6 +137,12 @@ class BotService(pb_grpc.BotServiceServicer):
         context: grpc.aio.ServicerContext[object, object],
     ) -> AsyncIterator[pb.RefereeMessage]:
         bot = await self._gate.bot(context)
+        if not self._opens.take(bot.id):
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"bot {bot.id} opened more than {self._settings.session_opens_per_minute} "
+                "sessions in a minute; wait before reconnecting",
+            )
         try:
             first = await asyncio.wait_for(anext(request_iterator), HELLO_TIMEOUT_S)
         except (TimeoutError, StopAsyncIteration):
@@ -130,33 +164,76 @@ class BotService(pb_grpc.BotServiceServicer):
             )
             while (message := await session.outbox.get()) is not None:
                 yield wire.referee_message(message)
+            finished = reader.done() and not reader.cancelled() and reader.exception() is None
+            ended = reader.result() if finished else None
+            if ended is not None:
+                code, details = ended
+                await context.abort(code, details)
         finally:
             reader.cancel()
             self._hub.close(session)
             self._metrics.bots_connected.set(len(self._hub.connected()))
             self._metrics.disconnects.inc()
 
-    async def _read(self, messages: AsyncIterator[pb.BotMessage], session: BotSession) -> None:
-        """Deliver the bot's answers to the requests waiting for them."""
+    async def _read(
+        self, messages: AsyncIterator[pb.BotMessage], session: BotSession
+    ) -> tuple[grpc.StatusCode, str] | None:
+        """Deliver the bot's answers to the requests waiting for them.
+
+        Answers to open requests go through unthrottled. Anything else is a
+        stray message: it gets an Error, at most `stray_messages_per_second`
+        of them (a token bucket per session); beyond that they are dropped,
+        and a session that keeps flooding past `flood_limit` dropped messages
+        is ended. Returns None when the bot ends its stream, or the status to
+        end the stream with (flooding). Undecodable messages never get here:
+        referee.decoding ends the call first.
+        """
+        rate = self._settings.stray_messages_per_second
+        flood_limit = self._settings.flood_limit
+        strays = TokenBucket(rate, rate)
+        flood = TokenBucket(flood_limit / FLOOD_REFILL_S, flood_limit)
+        warn_after = 0.0
         async for message in messages:
-            if message.WhichOneof("kind") != "answer":
-                session.send(Problem("after Hello, a bot sends only Answer messages"))
+            problem = self._deliver(message, session)
+            if problem is None:
                 continue
-            answer = message.answer
-            choice = answer.WhichOneof("choice")
-            if choice == "index":
-                delivered = session.answer(Answer(answer.request_id, index=answer.index))
-            elif choice == "action":
-                text = wire.action_text(answer.action)
-                delivered = session.answer(Answer(answer.request_id, action=text))
-            else:
-                delivered = session.answer(Answer(answer.request_id))
-            if not delivered:
+            if strays.take():
+                session.send(problem)
+                continue
+            if flood_limit and not flood.take():
+                return (
+                    grpc.StatusCode.RESOURCE_EXHAUSTED,
+                    f"flooding: more than {flood_limit} messages dropped over the bound of "
+                    f"{rate:g} stray messages per second",
+                )
+            now = time.monotonic()
+            if now >= warn_after:
+                warn_after = now + RATE_WARNING_EVERY_S
                 session.send(
                     Problem(
-                        f"no open request {answer.request_id!r} for this bot", answer.request_id
+                        f"rate limit: at most {rate:g} messages per second that answer "
+                        "no open request; messages over it are dropped"
                     )
                 )
+        return None
+
+    @staticmethod
+    def _deliver(message: pb.BotMessage, session: BotSession) -> Problem | None:
+        """Hand one message to the request it answers; else what is wrong with it."""
+        if message.WhichOneof("kind") != "answer":
+            return Problem("after Hello, a bot sends only Answer messages")
+        answer = message.answer
+        choice = answer.WhichOneof("choice")
+        if choice == "index":
+            delivered = session.answer(Answer(answer.request_id, index=answer.index))
+        elif choice == "action":
+            text = wire.action_text(answer.action)
+            delivered = session.answer(Answer(answer.request_id, action=text))
+        else:
+            delivered = session.answer(Answer(answer.request_id))
+        if delivered:
+            return None
+        return Problem(f"no open request {answer.request_id!r} for this bot", answer.request_id)
 
 
 class RefereeService(pb_grpc.RefereeServiceServicer):
@@ -202,9 +279,9 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
                 if "shutting down" in str(error)
                 else grpc.StatusCode.INVALID_ARGUMENT
             )
-            await context.abort(code, str(error))
+            await context.abort(code, brief(str(error)))
         except Conflict as error:
-            await context.abort(grpc.StatusCode.ALREADY_EXISTS, str(error))
+            await context.abort(grpc.StatusCode.ALREADY_EXISTS, brief(str(error)))
         return wire.match_message(match)
 
     async def GetMatch(
@@ -216,7 +293,7 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
             else:
                 match = await asyncio.to_thread(self._store.match, request.match_id)
         except NotFound as error:
-            await context.abort(grpc.StatusCode.NOT_FOUND, str(error))
+            await context.abort(grpc.StatusCode.NOT_FOUND, brief(str(error)))
         return wire.match_message(match)
 
     async def WatchMatch(
@@ -227,7 +304,7 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
             async for event in self._manager.watch(request.match_id):
                 yield pb.MatchEvent(type=event["type"], json=json.dumps(event))
         except NotFound as error:
-            await context.abort(grpc.StatusCode.NOT_FOUND, str(error))
+            await context.abort(grpc.StatusCode.NOT_FOUND, brief(str(error)))
 
     async def GetReplay(
         self, request: pb.GetMatchRequest, context: grpc.aio.ServicerContext[object, object]
@@ -239,7 +316,7 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
                 await self._gate.require_admin(context)
             replays = await asyncio.to_thread(self._store.replays, request.match_id)
         except NotFound as error:
-            await context.abort(grpc.StatusCode.NOT_FOUND, str(error))
+            await context.abort(grpc.StatusCode.NOT_FOUND, brief(str(error)))
         return wire.replay_message(request.match_id, replays)
 
     async def ListSessions(

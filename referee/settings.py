@@ -8,7 +8,22 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class RefereeSettings:
-    """Everything `arena referee` can be told (see docs/operations.md)."""
+    """Everything `arena referee` can be told (see docs/operations.md).
+
+    Bounds on what one bot or peer may ask of the referee (0: no bound):
+    `session_opens_per_minute` per bot (a bot holds one session; a new one
+    replaces the old, and opening more than this many a minute fails with
+    RESOURCE_EXHAUSTED); `stray_messages_per_second` per session: messages
+    that answer no open request (unknown or expired request ids, repeats,
+    anything but an Answer). Answers to open requests are never throttled:
+    the referee's own requests bound them, and a fast bot in many matches
+    sends thousands a second. Stray messages beyond the rate are dropped with
+    an Error; after `flood_limit` dropped ones (the allowance refills over
+    10 s) the stream ends RESOURCE_EXHAUSTED. `registrations_per_minute` per
+    peer address (an admin-token caller is exempt when the referee has an
+    admin token); `max_message_bytes` for any message a client sends
+    (beyond it: RESOURCE_EXHAUSTED).
+    """
 
     listen: str = "127.0.0.1:50051"
     database_url: str = "sqlite:///arena.db"
@@ -21,6 +36,10 @@ class RefereeSettings:
     max_strikes: int = 3
     max_capacity: int = 64
     max_message_bytes: int = 256 * 1024
+    session_opens_per_minute: int = 30
+    stray_messages_per_second: float = 200.0
+    flood_limit: int = 1000
+    registrations_per_minute: int = 60
     shutdown_grace_s: float = 10.0
     tls_cert: str | None = None
     tls_key: str | None = None
@@ -54,3 +73,15 @@ class RefereeSettings:
             raise ValueError("TLS needs both a certificate and a key")
         if self.max_strikes < 1 or self.grace_s < 0 or self.default_deadline_ms < 1:
             raise ValueError("max_strikes >= 1, grace >= 0 and a positive deadline are required")
+        if self.max_message_bytes < 1024:
+            raise ValueError("max_message_bytes must be at least 1024")
+        if (
+            min(
+                self.session_opens_per_minute,
+                self.stray_messages_per_second,
+                self.flood_limit,
+                self.registrations_per_minute,
+            )
+            < 0
+        ):
+            raise ValueError("rate bounds must be >= 0 (0: no bound)")

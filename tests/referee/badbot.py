@@ -28,6 +28,19 @@ Modes (`--mode`):
              wrong scheme) and record the status codes; exit
   steal      play legally, and answer every request that another bot records in
              `--steal-from FILE` (plus one made-up request id)
+  silent     never answer (stay connected)
+  flood      on the 1st request, send `--flood-count` answers to a made-up request id
+             as fast as it can, then an answer (index 0) to the request, on a session
+             of the sync API; after that stream ends, reconnect and play legally
+  sessions   open `--sessions` sessions one after another with the same token (each
+             Hello, Welcome, hang up), recording each status as {"kind": "open"};
+             then retry every 0.25 s until a session opens, and play legally
+  garbage    on the 1st request, send random bytes that are no BotMessage on the
+             stream; after the stream ends, reconnect and play legally
+  badcards   1st answer: index -1; 2nd: a typed Golden 10 card that does not exist;
+             then legal
+  stall      answer the first `--delay-count` requests `--stall-margin-ms` before
+             their deadline, the others at once
 """
 
 from __future__ import annotations
@@ -36,15 +49,17 @@ import argparse
 import asyncio
 import contextlib
 import json
+import queue
 import random
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import grpc
 from google.protobuf.json_format import MessageToDict
+from google.protobuf.message import DecodeError
 
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
@@ -60,7 +75,33 @@ MODES = (
     "vanish",
     "badtoken",
     "steal",
+    "silent",
+    "flood",
+    "sessions",
+    "garbage",
+    "badcards",
+    "stall",
 )
+SESSION_METHOD = "/cardarena_api.v1.BotService/Session"
+Outgoing = pb.BotMessage | bytes
+"""What badbot writes on its stream: a message, or raw bytes (`garbage`)."""
+
+
+def serialize(message: Outgoing) -> bytes:
+    """Messages as protobuf, raw bytes as they are."""
+    return message if isinstance(message, bytes) else message.SerializeToString()
+
+
+def undecodable(rng: random.Random, size: int = 64) -> bytes:
+    """Random bytes that do not parse as a BotMessage."""
+    while True:
+        data = rng.randbytes(size)
+        try:
+            pb.BotMessage.FromString(data)
+        except DecodeError:
+            return data
+
+
 FAKE_REQUEST_ID = "f" * 32
 UNKNOWN_ACTION = "no-such-action"
 
@@ -86,7 +127,7 @@ class BadBot:
         self.rng = random.Random(args.seed)
         self.acts = 0
         self.session_no = 0
-        self.outbox: asyncio.Queue[pb.BotMessage | None] | None = None
+        self.outbox: asyncio.Queue[Outgoing | None] | None = None
         self.tasks: set[asyncio.Task[None]] = set()
 
     # -- sessions ---------------------------------------------------------------
@@ -95,7 +136,12 @@ class BadBot:
         if self.args.mode == "badtoken":
             await self.try_tokens()
             return
-        for _ in range(10):  # bounded reconnects
+        if self.args.mode == "sessions":
+            await asyncio.to_thread(self.open_sessions)
+        if self.args.mode == "flood":
+            await asyncio.to_thread(self.flood_session)
+        tries = 40 if self.args.mode == "sessions" else 10
+        for _ in range(tries):  # bounded reconnects
             outcome = await self.session()
             if outcome == "exit":
                 return
@@ -105,22 +151,26 @@ class BadBot:
         """One stream; returns 'away', 'exit' or 'ended' (the referee ended it)."""
         self.session_no += 1
         number = self.session_no
-        outbox: asyncio.Queue[pb.BotMessage | None] = asyncio.Queue()
+        outbox: asyncio.Queue[Outgoing | None] = asyncio.Queue()
         outbox.put_nowait(
             pb.BotMessage(hello=pb.Hello(capacity=self.args.capacity, client="badbot"))
         )
         self.outbox = outbox
 
-        async def requests() -> AsyncIterator[pb.BotMessage]:
+        async def requests() -> AsyncIterator[Outgoing]:
             while (message := await outbox.get()) is not None:
                 yield message
 
         outcome = "ended"
         options = [("grpc.max_send_message_length", 8 * 1024 * 1024)]
         async with grpc.aio.insecure_channel(self.args.referee, options=options) as chan:
-            call = pb_grpc.BotServiceStub(chan).Session(
-                requests(), metadata=(("authorization", f"Bearer {self.args.token}"),)
+            # A generic method, so that `garbage` can write raw bytes on it.
+            method = chan.stream_stream(
+                SESSION_METHOD,
+                request_serializer=serialize,
+                response_deserializer=pb.RefereeMessage.FromString,
             )
+            call = method(requests(), metadata=(("authorization", f"Bearer {self.args.token}"),))
             stealer: asyncio.Task[None] | None = None
             try:
                 async for message in call:
@@ -141,6 +191,11 @@ class BadBot:
                 else:
                     self.rec.write("status", session=number, code="OK", details="")
             except grpc.aio.AioRpcError as error:
+                if (
+                    error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+                    and self.args.mode == "sessions"
+                ):
+                    outcome = "away"
                 self.rec.write(
                     "status", session=number, code=error.code().name, details=error.details()
                 )
@@ -153,14 +208,14 @@ class BadBot:
                     stealer.cancel()
         return outcome
 
-    def send(self, outbox: asyncio.Queue[pb.BotMessage | None], message: pb.BotMessage) -> None:
+    def send(self, outbox: asyncio.Queue[Outgoing | None], message: Outgoing) -> None:
         if self.outbox is outbox:
             outbox.put_nowait(message)
 
     # -- answers ----------------------------------------------------------------
 
     def on_act(
-        self, act: pb.Act, outbox: asyncio.Queue[pb.BotMessage | None], number: int
+        self, act: pb.Act, outbox: asyncio.Queue[Outgoing | None], number: int
     ) -> str | None:
         """React to one request; a non-None result ends the session that way."""
         self.acts += 1
@@ -169,6 +224,29 @@ class BadBot:
         rid = act.request_id
         if mode == "late":
             self.later(self.args.delay_ms, outbox, number, act)
+            return None
+        if mode == "silent":
+            self.rec.write("ignored", session=number, request_id=rid)
+            return None
+        if mode == "garbage" and number == 1 and k == 1:
+            data = undecodable(self.rng)
+            self.send(outbox, data)
+            self.rec.write("garbage", session=number, request_id=rid, bytes=data.hex())
+            return None
+        if mode == "badcards" and k == 1:
+            self.answer(outbox, number, act, index=-1)
+            return None
+        if mode == "badcards" and k == 2:
+            self.answer(
+                outbox,
+                number,
+                act,
+                card=cards.Golden10Card(rank=99, colour=cards.GOLDEN10_COLOUR_GREEN),
+            )
+            return None
+        if mode == "stall" and k <= self.args.delay_count:
+            delay = max(0, act.deadline_ms - self.args.stall_margin_ms)
+            self.later(delay, outbox, number, act)
             return None
         if mode == "illegal" and k == 1:
             self.answer(outbox, number, act, index=len(act.legal) + 5)
@@ -200,7 +278,7 @@ class BadBot:
     def later(
         self,
         delay_ms: int,
-        outbox: asyncio.Queue[pb.BotMessage | None],
+        outbox: asyncio.Queue[Outgoing | None],
         number: int,
         act: pb.Act,
     ) -> None:
@@ -212,7 +290,7 @@ class BadBot:
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
-    def play(self, outbox: asyncio.Queue[pb.BotMessage | None], number: int, act: pb.Act) -> None:
+    def play(self, outbox: asyncio.Queue[Outgoing | None], number: int, act: pb.Act) -> None:
         """A legal answer, by index or by text (random bots use both)."""
         pick = self.args.pick
         n = len(act.legal)
@@ -224,13 +302,14 @@ class BadBot:
 
     def answer(
         self,
-        outbox: asyncio.Queue[pb.BotMessage | None],
+        outbox: asyncio.Queue[Outgoing | None],
         number: int,
         act: pb.Act,
         index: int | None = None,
         action: str | None = None,
         empty: bool = False,
         chosen: int | None = None,
+        card: cards.Golden10Card | None = None,
     ) -> None:
         if self.outbox is not outbox:
             return  # that session is gone
@@ -246,6 +325,9 @@ class BadBot:
             fields["action"] = action if len(action) < 100 else f"<{len(action)} bytes>"
             if chosen is not None:
                 fields["text"] = action
+        elif card is not None:
+            answer.action.golden10.card.CopyFrom(card)
+            fields["card"] = {"rank": card.rank, "colour": card.colour}
         self.send(outbox, pb.BotMessage(answer=answer))
         self.rec.write(
             "sent",
@@ -260,7 +342,7 @@ class BadBot:
 
     # -- steal ------------------------------------------------------------------
 
-    async def steal(self, outbox: asyncio.Queue[pb.BotMessage | None]) -> None:
+    async def steal(self, outbox: asyncio.Queue[Outgoing | None]) -> None:
         """Answer every request another bot records, and one made-up id."""
         self.send(outbox, pb.BotMessage(answer=pb.Answer(request_id=FAKE_REQUEST_ID, index=0)))
         self.rec.write("stole", request_id=FAKE_REQUEST_ID, match_id="")
@@ -291,6 +373,69 @@ class BadBot:
                         seat=act.get("seat", 0),
                     )
             await asyncio.sleep(0.01)
+
+    # -- sessions ---------------------------------------------------------------
+
+    def flood_session(self) -> None:
+        """Session 1 of `flood`, through the sync API.
+
+        (A grpc.aio client still writing when the server ends the call can
+        report INTERNAL instead of the server's status: grpc/grpc#36066.)
+        """
+        self.session_no += 1
+        number = self.session_no
+        outgoing: queue.Queue[pb.BotMessage | None] = queue.Queue()
+        outgoing.put(pb.BotMessage(hello=pb.Hello(capacity=self.args.capacity, client="badbot")))
+
+        def requests() -> Iterator[pb.BotMessage]:
+            while (message := outgoing.get()) is not None:
+                yield message
+
+        metadata = (("authorization", f"Bearer {self.args.token}"),)
+        flooded = False
+        with grpc.insecure_channel(self.args.referee) as chan:
+            stream = pb_grpc.BotServiceStub(chan).Session(requests(), metadata=metadata)
+            try:
+                for message in stream:
+                    self.rec.write(
+                        "recv",
+                        session=number,
+                        message=MessageToDict(message, preserving_proto_field_name=True),
+                    )
+                    if message.WhichOneof("kind") == "act" and not flooded:
+                        flooded = True
+                        act = message.act
+                        junk = pb.BotMessage(answer=pb.Answer(request_id=FAKE_REQUEST_ID, index=0))
+                        for _ in range(self.args.flood_count):
+                            outgoing.put(junk)
+                        answer = pb.Answer(request_id=act.request_id, index=0)
+                        outgoing.put(pb.BotMessage(answer=answer))
+                        self.rec.write("flooded", session=number, count=self.args.flood_count)
+                self.rec.write("status", session=number, code="OK", details="")
+            except grpc.RpcError as error:
+                self.rec.write(
+                    "status", session=number, code=error.code().name, details=error.details()
+                )
+            finally:
+                outgoing.put(None)
+
+    def open_sessions(self) -> None:
+        """Open `--sessions` sessions in a row through the sync API; record each status."""
+        metadata = (("authorization", f"Bearer {self.args.token}"),)
+        with grpc.insecure_channel(self.args.referee) as chan:
+            stub = pb_grpc.BotServiceStub(chan)
+            for number in range(self.args.sessions):
+                hello = pb.BotMessage(hello=pb.Hello(capacity=1, client="badbot"))
+                code, details, got = "OK", "", []
+                stream = stub.Session(iter([hello]), metadata=metadata, timeout=15)
+                try:
+                    for message in stream:
+                        got.append(message.WhichOneof("kind"))
+                        break
+                except grpc.RpcError as error:
+                    code, details = error.code().name, error.details() or ""
+                stream.cancel()  # type: ignore[no-untyped-call]
+                self.rec.write("open", number=number, code=code, details=details, received=got)
 
     # -- tokens -----------------------------------------------------------------
 
@@ -342,6 +487,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--oversize-bytes", type=int, default=400 * 1024)
     parser.add_argument("--steal-from", default="")
     parser.add_argument("--max-seconds", type=float, default=120.0)
+    parser.add_argument("--flood-count", type=int, default=3000)
+    parser.add_argument("--sessions", type=int, default=40)
+    parser.add_argument("--stall-margin-ms", type=int, default=250)
     return parser.parse_args(argv)
 
 

@@ -1,0 +1,119 @@
+"""Requests that do not parse end with INVALID_ARGUMENT, not UNKNOWN and a traceback.
+
+grpcio's asyncio server parses a request before the servicer runs; bytes
+that are not the RPC's message (a client built from other .proto files,
+garbage) raise in that step, which grpcio reports as an exception "raised by
+servicer method": status UNKNOWN, and a traceback in the log for every such
+message. This interceptor parses leniently instead and lets each handler
+refuse the undecodable request itself with INVALID_ARGUMENT, quietly.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+import grpc
+
+INVALID = grpc.StatusCode.INVALID_ARGUMENT
+
+
+if TYPE_CHECKING:
+    _Interceptor = grpc.aio.ServerInterceptor[Any, Any]  # generic in the stubs only
+else:
+    _Interceptor = grpc.aio.ServerInterceptor
+
+
+class Undecodable:
+    """Stands in for a request whose bytes did not parse."""
+
+    def __init__(self, method: str, error: Exception) -> None:
+        self.details = f"the request to {method} does not parse: {error}"
+
+
+def _lenient(method: str, parse: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+    if parse is None:
+        return None
+
+    def deserialize(data: bytes) -> Any:
+        try:
+            return parse(data)
+        except Exception as error:
+            return Undecodable(method, error)
+
+    return deserialize
+
+
+async def _checked(requests: AsyncIterator[Any], context: Any) -> AsyncIterator[Any]:
+    """The stream's requests until one is undecodable; that ends the call with INVALID_ARGUMENT."""
+    async for request in requests:
+        if isinstance(request, Undecodable):
+            context.set_code(INVALID)
+            context.set_details(request.details)
+            return
+        yield request
+
+
+def _is_async(behaviour: Callable[..., Any]) -> bool:
+    return inspect.isasyncgenfunction(behaviour) or inspect.iscoroutinefunction(behaviour)
+
+
+def _guard(behaviour: Callable[..., Any], streaming: bool) -> Callable[..., Any]:
+    """`behaviour` (a coroutine or async generator function) refusing Undecodable requests."""
+    if inspect.isasyncgenfunction(behaviour):
+
+        async def generator(request: Any, context: Any) -> AsyncIterator[Any]:
+            if streaming:
+                request = _checked(request, context)
+            elif isinstance(request, Undecodable):
+                await context.abort(INVALID, request.details)
+            async for reply in behaviour(request, context):
+                yield reply
+
+        return generator
+
+    async def coroutine(request: Any, context: Any) -> Any:
+        if streaming:
+            request = _checked(request, context)
+        elif isinstance(request, Undecodable):
+            await context.abort(INVALID, request.details)
+        return await behaviour(request, context)
+
+    return coroutine
+
+
+class DecodeGuard(_Interceptor):
+    """Makes every handler answer an undecodable request with INVALID_ARGUMENT."""
+
+    def __init__(self) -> None:
+        self._handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
+
+    async def intercept_service(
+        self,
+        continuation: Callable[
+            [grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any]]
+        ],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler[Any, Any]:
+        method: str = handler_call_details.method
+        handler = self._handlers.get(method)
+        if handler is None:
+            found = await continuation(handler_call_details)
+            if found is None or not hasattr(found, "_replace"):
+                return found
+            handler = self._guarded(method, found)
+            self._handlers[method] = handler
+        return handler
+
+    @staticmethod
+    def _guarded(method: str, handler: Any) -> Any:
+        kinds = ("unary_unary", "unary_stream", "stream_unary", "stream_stream")
+        behaviours = {kind: getattr(handler, kind) for kind in kinds if getattr(handler, kind)}
+        if not all(_is_async(behaviour) for behaviour in behaviours.values()):
+            return handler  # a synchronous handler: left as grpcio runs it
+        streaming = bool(handler.request_streaming)
+        return handler._replace(
+            request_deserializer=_lenient(method, handler.request_deserializer),
+            **{kind: _guard(behaviour, streaming) for kind, behaviour in behaviours.items()},
+        )
