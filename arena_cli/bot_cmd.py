@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
+import signal
 
 import bots
 import games
@@ -71,9 +73,21 @@ def run_bot(args: argparse.Namespace) -> int:
     )
     runner = BotRunner(bots.load(args.bot), args.referee, args.token, args.capacity)
     try:
-        asyncio.run(runner.run())
+        asyncio.run(_play(runner))
     except KeyboardInterrupt:
         pass
     except AuthError as error:
         raise ValueError(f"the referee refused the token: {error}") from None
+    logging.getLogger("arena.bot").info(
+        "stopped: %d answers, %d matches ended", runner.stats.answered, runner.stats.matches_ended
+    )
     return 0
+
+
+async def _play(runner: BotRunner) -> None:
+    """Run the bot; SIGTERM (or Ctrl-C) ends its session and the process cleanly."""
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(signum, runner.stop)
+    await runner.run()

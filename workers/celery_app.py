@@ -118,6 +118,12 @@ def make_app(
             "schedule": settings.ladder_interval_s,
             "options": {"queue": QUEUE, "expires": settings.ladder_interval_s},
         }
+    if settings.sweep_interval_s > 0:
+        beat_schedule["sweep"] = {
+            "task": "arena.sweep",
+            "schedule": settings.sweep_interval_s,
+            "options": {"queue": QUEUE, "expires": settings.sweep_interval_s},
+        }
     app.conf.update(
         broker_url=settings.broker_url,
         broker_transport_options=settings.transport_options(),

@@ -22,6 +22,8 @@ DEFAULT_METRICS_PORT = 9102
 DEFAULT_LADDER_INTERVAL_S = 30.0
 DEFAULT_MATCH_TIMEOUT_S = 3600.0
 DEFAULT_VISIBILITY_TIMEOUT_S = 900
+DEFAULT_SWEEP_INTERVAL_S = 60.0
+DEFAULT_SWEEP_AGE_S = 120.0
 EMBEDDED_BROKER = "filesystem://localhost/"
 
 
@@ -58,6 +60,8 @@ class WorkerSettings:
     match_timeout_s: float = DEFAULT_MATCH_TIMEOUT_S
     max_retries: int = 8
     visibility_timeout_s: int = DEFAULT_VISIBILITY_TIMEOUT_S
+    sweep_interval_s: float = DEFAULT_SWEEP_INTERVAL_S
+    sweep_age_s: float = DEFAULT_SWEEP_AGE_S
 
     @classmethod
     def from_env(
@@ -95,6 +99,8 @@ class WorkerSettings:
             visibility_timeout_s=int(
                 env("VISIBILITY_TIMEOUT_S", str(DEFAULT_VISIBILITY_TIMEOUT_S)) or 0
             ),
+            sweep_interval_s=float(env("SWEEP_INTERVAL_S", str(DEFAULT_SWEEP_INTERVAL_S)) or 0),
+            sweep_age_s=float(env("SWEEP_AGE_S", str(DEFAULT_SWEEP_AGE_S)) or 0),
         )
 
     @property
@@ -133,5 +139,11 @@ class WorkerSettings:
             # A task taken by a worker that died unacknowledged is redelivered after
             # this long. A task running longer is delivered again too: harmless
             # (play_match is idempotent) and longer than the retries' back-off.
-            return {"visibility_timeout": self.visibility_timeout_s}
+            # Abandoned tasks are looked for every few seconds (kombu's default sweep,
+            # every 10 x 10 s, would leave them waiting far past a short timeout).
+            return {
+                "visibility_timeout": self.visibility_timeout_s,
+                "unacked_restore_interval": max(1, min(10, self.visibility_timeout_s // 2)),
+                "unacked_restore_throttle": 1,
+            }
         return {}

@@ -9,6 +9,11 @@
 - `arena.run_schedules()` (beat, every minute): start due scheduled runs.
 - `arena.ladder_tick()` (beat, every ARENA_LADDER_INTERVAL_S): pair the
   connected bots that are free into ladder matches.
+- `arena.sweep()` (beat, every ARENA_SWEEP_INTERVAL_S): when the queue is
+  empty, enqueue `play_match` again for running tournaments' matches that
+  are neither recorded nor playing, planned more than ARENA_SWEEP_AGE_S ago
+  (their tasks were lost, e.g. by a broker restarted without its data), and
+  `finish_tournament` for complete ones.
 
 Transient failures (the referee unreachable or slow, a database error, a
 match aborted by a dying referee) are retried with exponential back-off, a
@@ -22,14 +27,17 @@ import logging
 import random
 import time
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import grpc
 from celery import Task
+from kombu.exceptions import ChannelError
+from sqlalchemy import select
 from sqlalchemy.exc import DBAPIError
 
 from ladder import league, queries
+from ladder.models import MatchRow, TournamentMatchRow, TournamentRow
 from ladder.store import NotFound
 from workers.referee_client import RefereeCallFailed, is_transient
 
@@ -43,6 +51,7 @@ CREATE_ROUND_ROBIN = "arena.create_round_robin"
 FINISH_TOURNAMENT = "arena.finish_tournament"
 RUN_SCHEDULES = "arena.run_schedules"
 LADDER_TICK = "arena.ladder_tick"
+SWEEP = "arena.sweep"
 
 ABORTS_PER_ATTEMPT = 3
 """How often one play_match attempt asks again for a match the referee aborted."""
@@ -185,6 +194,75 @@ def ladder_tick(app: ArenaCelery, tick: str) -> list[str]:
     return started
 
 
+def queue_length(app: ArenaCelery) -> int | None:
+    """Messages waiting in the arena's queue (None when the broker cannot say)."""
+    from workers.celery_app import QUEUE
+
+    try:
+        with app.connection_for_write() as connection:
+            channel: Any = connection.default_channel
+            declared = channel.queue_declare(QUEUE, passive=True)
+            return int(declared.message_count)
+    except ChannelError as error:
+        if "NOT_FOUND" in str(error):
+            return 0  # no such queue (e.g. a broker restarted empty): nothing waits
+        log.warning("sweep: cannot count the queue: %s", error)
+        return None
+    except Exception as error:
+        log.warning("sweep: cannot count the queue: %s", error)
+        return None
+
+
+def lost_matches(app: ArenaCelery, older_than_s: float) -> tuple[list[str], list[str]]:
+    """Running tournaments' matches nobody plays or records, and complete tournaments.
+
+    A match is lost when it is planned, not recorded nor failed, planned
+    more than `older_than_s` ago, and the referee is not playing it (never
+    started, aborted, or finished but unrecorded).
+    """
+    store = app.resources().store
+    since = datetime.now(UTC) - timedelta(seconds=older_than_s)
+    lost: list[str] = []
+    complete: list[str] = []
+    with store.session() as session:
+        running = list(
+            session.scalars(select(TournamentRow.id).where(TournamentRow.status == "running"))
+        )
+        for tournament_id in running:
+            rows = session.execute(
+                select(TournamentMatchRow.match_id, TournamentMatchRow.status, MatchRow.status)
+                .outerjoin(MatchRow, MatchRow.id == TournamentMatchRow.match_id)
+                .join(TournamentRow, TournamentRow.id == TournamentMatchRow.tournament_id)
+                .where(
+                    TournamentMatchRow.tournament_id == tournament_id,
+                    TournamentRow.created_at < since,
+                )
+                .order_by(TournamentMatchRow.number)
+            ).all()
+            if rows and all(planned == "recorded" for _, planned, _ in rows):
+                complete.append(tournament_id)
+            lost += [
+                match_id
+                for match_id, planned, playing in rows
+                if planned not in ("recorded", "failed") and playing != "running"
+            ]
+    return lost, complete
+
+
+def sweep(app: ArenaCelery) -> list[str]:
+    """Enqueue again the matches whose tasks were lost (only when the queue is empty)."""
+    if queue_length(app) != 0:
+        return []
+    lost, complete = lost_matches(app, app.settings.sweep_age_s)
+    for match_id in lost:
+        app.enqueue(PLAY_MATCH, match_id)
+    for tournament_id in complete:
+        app.enqueue(FINISH_TOURNAMENT, tournament_id)
+    if lost:
+        log.warning("sweep: %d matches had no task; enqueued again: %s", len(lost), lost)
+    return lost
+
+
 def register(app: ArenaCelery) -> None:
     """Register the tasks on `app`."""
     settings = app.settings
@@ -231,6 +309,10 @@ def register(app: ArenaCelery) -> None:
     @app.task(name=RUN_SCHEDULES, shared=False)
     def run_schedules_task() -> list[str]:
         return run_schedules(app)
+
+    @app.task(name=SWEEP, shared=False)
+    def sweep_task() -> list[str]:
+        return sweep(app)
 
     @app.task(name=LADDER_TICK, bind=True, shared=False)
     def ladder_tick_task(self: Task[Any, Any]) -> list[str]:

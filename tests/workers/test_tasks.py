@@ -140,13 +140,14 @@ def test_settings_defaults_and_embedded_broker(tmp_path: Path, monkeypatch: Any)
         options = conf.broker_transport_options
         assert Path(options["data_folder_in"]).is_dir()
         assert options["data_folder_in"] == options["data_folder_out"]
-        assert set(conf.beat_schedule) == {"run-schedules", "ladder-tick"}
+        assert set(conf.beat_schedule) == {"run-schedules", "ladder-tick", "sweep"}
         assert {name for name in app.tasks if name.startswith("arena.")} == {
             tasks.PLAY_MATCH,
             tasks.CREATE_ROUND_ROBIN,
             tasks.FINISH_TOURNAMENT,
             tasks.RUN_SCHEDULES,
             tasks.LADDER_TICK,
+            tasks.SWEEP,
         }
     finally:
         app.close()
@@ -160,7 +161,8 @@ def test_settings_defaults_and_embedded_broker(tmp_path: Path, monkeypatch: Any)
     assert "visibility_timeout" in redis_settings.transport_options()
     app = make_app(settings=redis_settings)
     try:
-        assert set(app.conf.beat_schedule) == {"run-schedules"}  # no ladder at interval 0
+        # no ladder at interval 0
+        assert set(app.conf.beat_schedule) == {"run-schedules", "sweep"}
     finally:
         app.close()
 
