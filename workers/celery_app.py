@@ -27,6 +27,7 @@ from celery.signals import (
 )
 
 from ladder.store import Store, migrate
+from workers import embedded_broker
 from workers.metrics import WorkerMetrics, process_exited
 from workers.referee_client import RefereeClient
 from workers.settings import WorkerSettings
@@ -126,6 +127,7 @@ def make_app(
         }
     app.conf.update(
         broker_url=settings.broker_url,
+        broker_transport=embedded_broker.TRANSPORT if settings.embedded else None,
         broker_transport_options=settings.transport_options(),
         broker_connection_retry_on_startup=True,
         result_backend=settings.result_backend(),
