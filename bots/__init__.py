@@ -2,7 +2,9 @@
 
 A bot subclasses `bots.Bot` and implements `act(turn) -> str`. Reference
 bots are found by name with `bots.reference(name, seed)`: `random` for every
-game, `rules` (a rule-based bot per game).
+game, `rules` (a rule-based bot per game), `search` (determinized Monte Carlo
+for Goodge and Golden 10, see bots/search.py) and `racer` (Goof as a race,
+see bots/racer.py).
 """
 
 from __future__ import annotations
@@ -10,12 +12,29 @@ from __future__ import annotations
 import importlib
 
 from bots.base import Bot, Turn
+from bots.racer import RacerBot
 from bots.random_bot import RandomBot
 from bots.rules import RulesBot
+from bots.search import SearchBot
 
-__all__ = ["REFERENCE_BOTS", "Bot", "RandomBot", "RulesBot", "Turn", "load", "reference"]
+__all__ = [
+    "REFERENCE_BOTS",
+    "Bot",
+    "RacerBot",
+    "RandomBot",
+    "RulesBot",
+    "SearchBot",
+    "Turn",
+    "load",
+    "reference",
+]
 
-REFERENCE_BOTS: dict[str, type[Bot]] = {"random": RandomBot, "rules": RulesBot}
+REFERENCE_BOTS: dict[str, type[Bot]] = {
+    "random": RandomBot,
+    "rules": RulesBot,
+    "search": SearchBot,
+    "racer": RacerBot,
+}
 
 
 def reference(name: str, seed: int | None = None) -> Bot:

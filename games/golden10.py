@@ -25,8 +25,8 @@ Later rounds are shuffled from the game's seeded RNG.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
-from typing import Final
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
 
 from games.core import (
     JSON,
@@ -41,6 +41,7 @@ from games.core import (
     int_option,
     rank_scores,
 )
+from games.sampling import assign_hidden
 
 COLOURS: Final = "RYBG"
 COLOUR_NAMES: Final = ("red", "yellow", "black", "green")
@@ -360,6 +361,25 @@ class Golden10State:
             hidden |= self._set_aside
         return set(_names(hidden))
 
+    # -- simulation -------------------------------------------------------------
+
+    def clone(self) -> Golden10State:
+        """An independent copy, cheap enough for search: ints, masks and small lists.
+
+        The copy has the same future as the original (its RNG state included);
+        changing one never changes the other.
+        """
+        new = object.__new__(Golden10State)
+        new.__dict__.update(self.__dict__)
+        new._rng = random.Random()
+        new._rng.setstate(self._rng.getstate())
+        new._log = self._log[:]
+        new._totals = self._totals[:]
+        new._hands = self._hands[:]
+        new._won = self._won[:]
+        new._trick_winners = self._trick_winners[:]
+        return new
+
     # -- messages ---------------------------------------------------------------
 
     def _turn_message(self, seat: int) -> str:
@@ -409,6 +429,125 @@ def _read_deal(deal: object, players: int) -> tuple[list[int], int, int | None]:
     ):
         raise ValueError(f"deal['dealer'] must be a seat 0..{players - 1}, got {dealer!r}")
     return hands, left_over, dealer
+
+
+def _mask_of(names: Sequence[str]) -> int:
+    mask = 0
+    for name in names:
+        mask |= _BIT[TABLE.parse(name)]
+    return mask
+
+
+def sample_deal(observation: Mapping[str, Any], rng: random.Random) -> dict[str, JSON]:
+    """Every card's place now, the ones `observation`'s seat cannot see drawn at random.
+
+    Returns ``{"hands": [...], "left_over": [...], "dealer": d}`` (see
+    `games.sampling`): the seat's own hand as it is, the others' hands of the
+    sizes shown, nobody holding a colour they failed to follow, and the
+    set-aside cards (``left_over_count`` of them, still unseen even once taken).
+    """
+    players = observation["players"]
+    seat = observation["seat"]
+    if observation["phase"] == "over":
+        raise ValueError("the game is over: nothing is hidden")
+    known = _mask_of(observation["hand"])
+    lacks = [0] * players
+    tricks = [trick["cards"] for trick in observation["tricks"]]
+    if observation["trick"]:
+        tricks.append(observation["trick"])
+    for cards in tricks:
+        led = _COLOUR_OF[TABLE.parse(cards[0][1])]
+        for who, name in cards:
+            card = TABLE.parse(name)
+            known |= _BIT[card]
+            if _COLOUR_OF[card] != led:
+                lacks[who] |= _COLOUR_MASK[led]
+    others = [other for other in range(players) if other != seat]
+    capacities = [observation["hand_sizes"][other] for other in others]
+    capacities.append(observation["left_over_count"])
+    hidden = [number for number in range(DECK_SIZE) if not known >> number & 1]
+    allowed: dict[int, int] = {}
+    for number in hidden:
+        mask = 1 << len(others)  # the set-aside cards may be anything
+        for i, other in enumerate(others):
+            if not lacks[other] >> number & 1:
+                mask |= 1 << i
+        allowed[number] = mask
+    held = assign_hidden(hidden, capacities, allowed, rng)
+    hands: list[JSON] = [[] for _ in range(players)]
+    hands[seat] = list(observation["hand"])
+    for i, other in enumerate(others):
+        hands[other] = _names(sum(_BIT[card] for card in held[i]))
+    left_over = _names(sum(_BIT[card] for card in held[-1]))
+    return {"hands": hands, "left_over": left_over, "dealer": observation["dealer"]}
+
+
+def state_from_observation(
+    observation: Mapping[str, Any], deal: Mapping[str, Any], seed: int = 0
+) -> Golden10State:
+    """The state at `observation`'s point of the round, cards placed as `deal` says.
+
+    `deal` is what `sample_deal` returns (hands as they are now, the set-aside
+    cards); the tricks, trick in progress and scores come from the
+    observation. The state's RNG is seeded with `seed`; its log holds only
+    this round's cards so far (see `games.sampling`).
+    """
+    if observation["phase"] == "over":
+        raise ValueError("the game is over: there is no round to rebuild")
+    players = observation["players"]
+    options = SPEC.resolve_options(
+        {"rounds": observation["rounds"], "yellow10_floor": observation["yellow10_floor"]},
+        players,
+    )
+    state = object.__new__(Golden10State)
+    state.spec = SPEC
+    state.players = players
+    state.seed = seed
+    state.options = options
+    state._rounds = observation["rounds"]
+    state._floor_per_round = observation["yellow10_floor"] == "round"
+    state._rng = random.Random(seed)
+    state._deal_log = None
+    state._log = []
+    state._totals = list(observation["scores"])
+    last = observation["last_round"]
+    state._last_round = (
+        None
+        if last is None
+        else {key: list(v) if isinstance(v, list) else v for key, v in last.items()}
+    )
+    state._over = False
+    state._round = observation["round"]
+    state._dealer = observation["dealer"]
+    left_over = _mask_of(deal["left_over"])
+    state._start_round([_mask_of(hand) for hand in deal["hands"]], left_over)
+    for trick in observation["tricks"]:
+        winner = trick["winner"]
+        for who, name in trick["cards"]:
+            card = TABLE.parse(name)
+            state._log.append((who, card))
+            state._won[winner] |= _BIT[card]
+        state._trick_winners.append(winner)
+    taker = observation["left_over_taker"]
+    if taker is not None:
+        state._left_over = 0
+        state._left_over_taker = taker
+        state._won[taker] |= left_over
+    for who, name in observation["trick"]:
+        card = TABLE.parse(name)
+        state._log.append((who, card))
+        state._trick |= _BIT[card]
+        colour = _COLOUR_OF[card]
+        if state._count == 0:
+            state._led = colour
+            state._best = card
+            state._winner = who
+        elif colour == state._led and card > state._best:
+            state._best = card
+            state._winner = who
+        state._count += 1
+    state._turn = observation["to_act"]
+    return state
 
 
 def new_game(

@@ -44,6 +44,7 @@ from games.core import (
     int_option,
     rank_scores,
 )
+from games.sampling import assign_hidden
 
 SUITS = "SDRHC"
 SUIT_NAMES = ("Spades", "Diamonds", "Stars", "Hearts", "Clubs")
@@ -504,6 +505,31 @@ class GoodgeState:
         self._dealer = (self._dealer + 1) % n
         self._deal_round()
 
+    # -- simulation ---------------------------------------------------------
+
+    def clone(self) -> GoodgeState:
+        """An independent copy, cheap enough for search: ints, masks and small lists.
+
+        The copy has the same future as the original (its RNG state included);
+        changing one never changes the other.
+        """
+        new = object.__new__(GoodgeState)
+        new.__dict__.update(self.__dict__)
+        new._rng = random.Random()
+        new._rng.setstate(self._rng.getstate())
+        new._moves = self._moves[:]
+        new.scores = self.scores[:]
+        new._hands = self._hands[:]
+        new._won = self._won[:]
+        new._taken = self._taken[:]
+        new._tricks_won = self._tricks_won[:]
+        new._bids = self._bids[:]
+        new._passed = self._passed[:]
+        new._trick = self._trick[:]
+        # Finished tricks are never changed, only appended to.
+        new._history = self._history[:]
+        return new
+
     # -- views ----------------------------------------------------------------
 
     def result(self) -> Result:
@@ -596,6 +622,135 @@ class GoodgeState:
 
 def _list_text(actions: Sequence[Action]) -> str:
     return ", ".join(str(action) for action in actions) or "none"
+
+
+_CARD_INDEX: dict[str, int] = {name: card for card, name in enumerate(CARD_NAMES)}
+
+
+def _mask_of(names: Sequence[str]) -> int:
+    mask = 0
+    for name in names:
+        mask |= 1 << _CARD_INDEX[name]
+    return mask
+
+
+def sample_deal(observation: Mapping[str, Any], rng: random.Random) -> dict[str, JSON]:
+    """Every card's place now, the ones `observation`'s seat cannot see drawn at random.
+
+    Returns ``{"hands": [...], "stash": [...], "dealer": d}`` (see `games.sampling`):
+    the seat's own hand as it is, the others' hands of the sizes shown, the
+    Stash as the Goodge made it when the seat is the Goodge, and nobody holding
+    a card of a suit they failed to follow (trump including the Crown when
+    trump, or the Crown, was led).
+    """
+    players = observation["players"]
+    seat = observation["seat"]
+    if observation["phase"] == "over":
+        raise ValueError("the game is over: nothing is hidden")
+    trump = SUITS.index(observation["trump"]) if observation["trump"] else -1
+    known = _mask_of(observation["hand"])
+    lacks = [0] * players
+    tricks = [trick["cards"] for trick in observation["tricks"]]
+    if observation["trick"]:
+        tricks.append(observation["trick"])
+    for cards in tricks:
+        first = _CARD_INDEX[cards[0][1]]
+        known |= 1 << first
+        lead = trump if first == CROWN else SUIT_OF[first]
+        follow = SUIT_MASKS[lead] | (CROWN_BIT if lead == trump else 0)
+        for who, name in cards[1:]:
+            bit = 1 << _CARD_INDEX[name]
+            known |= bit
+            if not bit & follow:
+                lacks[who] |= follow
+    stash_seen = observation["stash"]
+    if stash_seen is not None:
+        known |= _mask_of(stash_seen)
+    others = [other for other in range(players) if other != seat]
+    capacities = [observation["hand_sizes"][other] for other in others]
+    if stash_seen is None:
+        capacities.append(observation["stash_size"])
+    hidden = [card for card in range(DECK_SIZE) if not known >> card & 1]
+    allowed = {}
+    for card in hidden:
+        mask = 0
+        for i, other in enumerate(others):
+            if not lacks[other] >> card & 1:
+                mask |= 1 << i
+        allowed[card] = mask | (1 << len(others))  # the Stash may hold anything
+    held = assign_hidden(hidden, capacities, allowed, rng)
+    hands: list[JSON] = [[] for _ in range(players)]
+    hands[seat] = list(observation["hand"])
+    for i, other in enumerate(others):
+        hands[other] = _card_names(sum(1 << card for card in held[i]))
+    stash = (
+        list(stash_seen) if stash_seen is not None else _card_names(sum(1 << c for c in held[-1]))
+    )
+    return {"hands": hands, "stash": stash, "dealer": observation["dealer"]}
+
+
+def state_from_observation(
+    observation: Mapping[str, Any], deal: Mapping[str, Any], seed: int = 0
+) -> GoodgeState:
+    """The state at `observation`'s point of the round, cards placed as `deal` says.
+
+    `deal` is what `sample_deal` returns (hands and Stash as they are now);
+    the bids, trump, tricks, trick in progress, points taken and scores come
+    from the observation. The state's RNG is seeded with `seed` and its log
+    starts here (see `games.sampling`).
+    """
+    if observation["phase"] == "over":
+        raise ValueError("the game is over: there is no round to rebuild")
+    players = observation["players"]
+    options = SPEC.resolve_options(observation["options"], players)
+    state = object.__new__(GoodgeState)
+    state.spec = SPEC
+    state.players = players
+    state.seed = seed
+    state.options = options
+    state._deal = None
+    state._rng = random.Random(seed)
+    state._strength = STRENGTH_ONE_HIGH if options["one_high"] else STRENGTH_TEN_HIGH
+    state._redeal = options["all_pass"] == "redeal"
+    max_rounds = options["max_rounds"]
+    assert isinstance(max_rounds, int)
+    state._max_rounds = max_rounds
+    state._moves = []
+    state.scores = list(observation["scores"])
+    state._round = observation["round"]
+    last = observation["last_round"]
+    state._last_round = None if last is None else dict(last)
+    state._dealer = observation["dealer"]
+    state._start_round([_mask_of(hand) for hand in deal["hands"]], _mask_of(deal["stash"]))
+    for trick in observation["tricks"]:
+        cards = [_CARD_INDEX[name] for _, name in trick["cards"]]
+        state._history.append((trick["leader"], cards, trick["winner"]))
+        for card in cards:
+            state._won[trick["winner"]] |= 1 << card
+    state._taken = list(observation["taken"])
+    state._tricks_won = list(observation["tricks_won"])
+    state._bids = [(who, TABLE.parse(name)) for who, name in observation["bids"]]
+    high_bidder = observation["high_bidder"]
+    state._high_bidder = -1 if high_bidder is None else high_bidder
+    state._high_bid = observation["high_bid"] or 0
+    passed = set(observation["passed"])
+    state._passed = [other in passed for other in range(players)]
+    goodge = observation["goodge"]
+    state._goodge = -1 if goodge is None else goodge
+    state._picked_up = goodge is not None
+    if goodge is not None:
+        state._high_bid = observation["bid"]
+    state._trump = SUITS.index(observation["trump"]) if observation["trump"] else -1
+    trick_now = observation["trick"]
+    if trick_now:
+        state._trick = [_CARD_INDEX[name] for _, name in trick_now]
+        state._leader = trick_now[0][0]
+        lead = SUITS.index(observation["lead_suit"])
+        state._lead_suit = lead
+        state._follow = SUIT_MASKS[lead] | (CROWN_BIT if lead == state._trump else 0)
+    state._phase = PHASE_NAMES.index(observation["phase"])
+    state._turn = observation["to_act"]
+    return state
 
 
 def new_game(
