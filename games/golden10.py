@@ -550,6 +550,12 @@ def state_from_observation(
     return state
 
 
+def trick_winner(plays: Sequence[tuple[int, str]]) -> int:
+    """The seat that takes a complete trick of `(seat, card id)` plays: the highest of the led colour."""
+    led = plays[0][1][-1]
+    return max((int(card[:-1]), seat) for seat, card in plays if card[-1] == led)[1]
+
+
 def new_game(
     players: int,
     seed: int,

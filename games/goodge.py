@@ -451,25 +451,7 @@ class GoodgeState:
             self._end_round(redeal=False)
 
     def _trick_winner(self) -> int:
-        trump = self._trump
-        lead = self._lead_suit
-        strength = self._strength
-        best = -1
-        best_at = 0
-        for i, card in enumerate(self._trick):
-            if card == CROWN:
-                best_at = i
-                break
-            suit = SUIT_OF[card]
-            if suit == trump:
-                key = 20 + strength[card]
-            elif suit == lead:
-                key = strength[card]
-            else:
-                continue
-            if key > best:
-                best = key
-                best_at = i
+        best_at = best_in_trick(self._trick, self._trump, self._lead_suit, self._strength)
         return (self._leader + best_at) % self.players
 
     # -- scoring --------------------------------------------------------------
@@ -751,6 +733,40 @@ def state_from_observation(
     state._phase = PHASE_NAMES.index(observation["phase"])
     state._turn = observation["to_act"]
     return state
+
+
+def best_in_trick(cards: Sequence[int], trump: int, lead: int, strength: Sequence[int]) -> int:
+    """Index in `cards` (in play order) of the card that takes the trick.
+
+    The Crown wins; otherwise the highest trump; otherwise the highest card of
+    the lead suit (`strength` ranks cards within a suit, by `one_high`).
+    """
+    best = -1
+    best_at = 0
+    for i, card in enumerate(cards):
+        if card == CROWN:
+            return i
+        suit = SUIT_OF[card]
+        if suit == trump:
+            key = 20 + strength[card]
+        elif suit == lead:
+            key = strength[card]
+        else:
+            continue
+        if key > best:
+            best = key
+            best_at = i
+    return best_at
+
+
+def trick_winner(plays: Sequence[tuple[int, str]], trump: str | None, one_high: bool) -> int:
+    """The seat that takes a complete trick of `(seat, card id)` plays, in play order."""
+    cards = [CARD_NAMES.index(card) for _, card in plays]
+    trump_suit = SUITS.index(trump) if trump else -1
+    # A Crown led makes trump the lead suit.
+    lead = trump_suit if cards[0] == CROWN else SUIT_OF[cards[0]]
+    strength = STRENGTH_ONE_HIGH if one_high else STRENGTH_TEN_HIGH
+    return plays[best_in_trick(cards, trump_suit, lead, strength)][0]
 
 
 def new_game(

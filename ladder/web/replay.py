@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import games
-from games import goodge
+from games import golden10, goodge
 from ladder.web.schemas import BotRefOut, FrameOut, PlayOut, SeatOut, ZoneOut
 
 MAX_TICK_FRAMES = 500
@@ -115,23 +115,6 @@ _SUIT_NAMES = dict(zip(goodge.SUITS, goodge.SUIT_NAMES, strict=True))
 _GOODGE_CARD = {name: number for number, name in enumerate(goodge.CARD_NAMES)}
 
 
-def goodge_trick_winner(plays: Sequence[tuple[int, str]], trump: str | None, one_high: bool) -> int:
-    """The seat that takes a complete Goodge trick (the Crown wins; then trump; then the lead suit)."""
-    strength = goodge.STRENGTH_ONE_HIGH if one_high else goodge.STRENGTH_TEN_HIGH
-    trump_suit = goodge.SUITS.index(trump) if trump else -1
-    cards = [_GOODGE_CARD[card] for _, card in plays]
-    lead = trump_suit if cards[0] == goodge.CROWN else goodge.SUIT_OF[cards[0]]
-    best, best_at = -1, 0
-    for i, card in enumerate(cards):
-        if card == goodge.CROWN:
-            return plays[i][0]
-        suit = goodge.SUIT_OF[card]
-        key = 20 + strength[card] if suit == trump_suit else strength[card] if suit == lead else -1
-        if key > best:
-            best, best_at = key, i
-    return plays[best_at][0]
-
-
 def _goodge_points(cards: Sequence[str]) -> int:
     return sum(goodge.POINTS[_GOODGE_CARD[card]] for card in cards)
 
@@ -208,7 +191,7 @@ def _goodge(frames: Frames, moves: list[Any]) -> None:
             zones = state.zones()
             state.apply(seat, text)
             frames.move += 1
-            winner = goodge_trick_winner(trick, before["trump"], one_high)
+            winner = goodge.trick_winner(trick, before["trump"], one_high)
             points = _goodge_points([card for _, card in trick])
             number = len(before["tricks"]) + 1
             seats, table, info = _goodge_view(frames, zones, before, minus=(seat, text))
@@ -282,13 +265,6 @@ def _parts(
 # Golden 10 ------------------------------------------------------------------------
 
 
-def golden10_trick_winner(plays: Sequence[tuple[int, str]]) -> int:
-    """The seat that takes a complete Golden 10 trick: the highest card of the led colour."""
-    led = plays[0][1][-1]
-    best = max((int(card[:-1]), seat) for seat, card in plays if card[-1] == led)
-    return best[1]
-
-
 def _golden10_view(
     frames: Frames,
     zones: Mapping[str, list[str]],
@@ -337,7 +313,7 @@ def _golden10(frames: Frames, moves: list[Any]) -> None:
         zones = state.zones()
         state.apply(seat, text)
         frames.move += 1
-        winner = golden10_trick_winner(trick)
+        winner = golden10.trick_winner(trick)
         seats, table, info = _golden10_view(frames, zones, before, minus=(seat, text))
         frames.add(
             kind="trick",

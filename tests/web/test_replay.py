@@ -12,8 +12,9 @@ import games
 from bots.local import play_game
 from bots.random_bot import RandomBot
 from bots.rules import RulesBot
+from games import golden10, goodge
 from ladder.web import replay
-from ladder.web.replay import build_frames, golden10_trick_winner, goodge_trick_winner
+from ladder.web.replay import build_frames
 from ladder.web.schemas import BotRefOut, FrameOut
 
 DECK_SIZES = {"goodge": 51, "golden10": 56}
@@ -182,9 +183,9 @@ def test_trick_winners_match_the_engine() -> None:
                 trick.append((seat, action))
                 if len(trick) == players:
                     if game == "goodge":
-                        winner = goodge_trick_winner(trick, obs["trump"], options["one_high"])
+                        winner = goodge.trick_winner(trick, obs["trump"], options["one_high"])
                     else:
-                        winner = golden10_trick_winner(trick)
+                        winner = golden10.trick_winner(trick)
                     if state.round == before and not state.is_over():
                         assert state.to_act() == (winner,)
                         checked += 1
