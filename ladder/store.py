@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import os
 import secrets
 import uuid
 from collections.abc import Iterator, Sequence
@@ -101,10 +102,17 @@ def migrate(url: str) -> None:
     command.upgrade(config, "head")
 
 
+def sqlite_busy_timeout_s() -> float:
+    """How long a SQLite write waits for a lock before failing (ARENA_SQLITE_BUSY_TIMEOUT_S, 30)."""
+    return float(os.environ.get("ARENA_SQLITE_BUSY_TIMEOUT_S") or 30)
+
+
 def make_engine(url: str) -> Engine:
     """An engine for `url`; SQLite gets foreign keys and a busy timeout."""
     if url.startswith("sqlite"):
-        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+        engine = create_engine(
+            url, connect_args={"timeout": sqlite_busy_timeout_s(), "check_same_thread": False}
+        )
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(connection: Any, _record: Any) -> None:

@@ -16,14 +16,19 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy.exc import OperationalError
+
 import games
-from ladder.store import Match, MatchRequest, NotFound, Store
+from ladder.store import Match, MatchRequest, NotFound, Replay, Store
 from referee.channels import SeatChannel
 from referee.metrics import RefereeMetrics
 from referee.runner import Event, Limits, MatchRunner
 from referee.sessions import LocalSeatChannel, SessionHub
 
 log = logging.getLogger(__name__)
+
+STORE_RETRY_S = 300.0
+"""How long a finished match's result may wait for the database before the match is aborted."""
 
 
 class BadMatch(ValueError):
@@ -137,7 +142,7 @@ class MatchManager:
         self._metrics.matches_running.inc()
         try:
             result, replays = await runner.run()
-            await asyncio.to_thread(self._store.finish_match, request.id, result, replays)
+            await self._store_result(request.id, result, replays)
             self._metrics.matches_finished.labels(request.game, "finished").inc()
             self._metrics.forfeits.labels(request.game).inc(len(result["forfeits"]))
             self._publish(request, {"type": "match_end", "result": result})
@@ -158,6 +163,32 @@ class MatchManager:
             self._release(bots)
             self._tasks.pop(request.id, None)
             self._close_watchers(request.id)
+
+    async def _store_result(
+        self, match_id: str, result: dict[str, Any], replays: list[Replay]
+    ) -> None:
+        """Write a finished match, retrying while the database is unavailable.
+
+        The result exists only in memory until written: a database that is
+        down for a while must delay it, not lose a whole match.
+        """
+        delay = 0.5
+        give_up = self._clock() + STORE_RETRY_S
+        while True:
+            try:
+                await asyncio.to_thread(self._store.finish_match, match_id, result, replays)
+                return
+            except OperationalError as error:
+                if self._clock() + delay > give_up:
+                    raise
+                log.warning(
+                    "match %s: storing its result failed (%s); retrying in %.1f s",
+                    match_id,
+                    error.orig,
+                    delay,
+                )
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 10.0)
 
     async def _acquire(self, bots: list[str]) -> None:
         """Wait until every bot has a free slot of its declared capacity.

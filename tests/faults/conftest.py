@@ -273,10 +273,17 @@ class FaultArena(Arena):
         self.referee.wait_connected(self.handles)
         return self.handles
 
-    def fault_worker(self, name: str, *extra: str) -> subprocess.Popen[bytes]:
+    def fault_worker(
+        self, name: str, *extra: str, env: dict[str, str] | None = None
+    ) -> subprocess.Popen[bytes]:
         """`arena worker` on our Redis, with fast redelivery."""
         return self.worker(
-            "--metrics-port", "0", *extra, broker=self.redis.url, name=name, env=FAST
+            "--metrics-port",
+            "0",
+            *extra,
+            broker=self.redis.url,
+            name=name,
+            env={**FAST, **(env or {})},
         )
 
     def beat(self, name: str = "beat") -> subprocess.Popen[bytes]:

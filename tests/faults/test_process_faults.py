@@ -117,13 +117,20 @@ def test_redis_restarted_without_saving_loses_no_match(fault_arena: FaultArena) 
 
 def test_database_locked_while_matches_finish(fault_arena: FaultArena) -> None:
     """(d) An exclusive lock on the SQLite database for 3 s while matches end: the referee's
-    and the worker's writes wait (busy timeout) or are retried; nothing twice, nothing lost."""
+    writes wait (its busy timeout is 30 s); the worker's give up after 1 s, so its tasks
+    fail and are retried with back-off; nothing twice, nothing lost."""
     arena = fault_arena
-    arena.fault_worker("worker")
+    arena.fault_worker("worker", env={"ARENA_SQLITE_BUSY_TIMEOUT_S": "1"})
     reports: list[Ledger] = []
     for rep in range(REPEATS):
         tournament_id, before = arena.tournament(seed=400 + rep)
-        arena.wait_playing(tournament_id)
+        # Lock the moment the referee has written a match's end: the worker is about to record.
+        wait_until(
+            lambda: any(s == "finished" for s in arena.statuses(tournament_id).values()),
+            FINISH_S,
+            f"a match of {tournament_id} to end",
+            0.005,
+        )
         locker = sqlite3.connect(arena.workdir / "arena.db", timeout=30, isolation_level=None)
         try:
             locker.execute("BEGIN EXCLUSIVE")
@@ -143,6 +150,9 @@ def test_database_locked_while_matches_finish(fault_arena: FaultArena) -> None:
         )
         reports.append(report)
     check_exact(reports)
+    assert arena.log_text("worker").count("retrying in") > 0, (
+        "the worker never had to retry: the lock did not make its database writes fail"
+    )
 
 
 def test_sigterm_to_each_process_is_clean_and_loses_no_result(fault_arena: FaultArena) -> None:
