@@ -33,6 +33,7 @@ from ladder import league, queries
 from ladder.store import MatchRequest, Store
 from workers import WorkerSettings, make_app
 from workers.celery_app import ArenaCelery
+from workers.referee_client import start_request
 from workers.tasks import CREATE_ROUND_ROBIN
 
 
@@ -43,19 +44,7 @@ async def play_direct(address: str, requests: list[MatchRequest]) -> float:
         start = time.monotonic()
 
         async def one(request: MatchRequest) -> None:
-            await stub.StartMatch(
-                pb.StartMatchRequest(
-                    match_id=request.id,
-                    game=request.game,
-                    players=request.players,
-                    bot_ids=list(request.bot_ids),
-                    duplicate=request.duplicate,
-                    deadline_ms=request.deadline_ms,
-                    seed=request.seed,
-                    options={key: str(value) for key, value in request.options.items()},
-                ),
-                timeout=30,
-            )
+            await stub.StartMatch(start_request(request), timeout=30)
             match = await stub.GetMatch(pb.GetMatchRequest(match_id=request.id, wait=True))
             assert match.status == "finished", match.reason
 

@@ -36,6 +36,20 @@ def is_transient(error: grpc.RpcError) -> bool:
     return code is None or code in TRANSIENT
 
 
+def start_request(request: MatchRequest) -> pb.StartMatchRequest:
+    """The StartMatch message that asks the referee to play `request`."""
+    return pb.StartMatchRequest(
+        match_id=request.id,
+        game=request.game,
+        players=request.players,
+        bot_ids=list(request.bot_ids),
+        duplicate=request.duplicate,
+        deadline_ms=request.deadline_ms,
+        seed=request.seed,
+        options={key: str(value) for key, value in request.options.items()},
+    )
+
+
 class RefereeCallFailed(RuntimeError):
     """A failed call to the referee, as a plain exception (gRPC's own do not serialise)."""
 
@@ -76,16 +90,7 @@ class RefereeClient:
     def start(self, request: MatchRequest) -> pb.Match:
         """Start a match (idempotent by id; an aborted match is played again)."""
         return self._stub.StartMatch(
-            pb.StartMatchRequest(
-                match_id=request.id,
-                game=request.game,
-                players=request.players,
-                bot_ids=list(request.bot_ids),
-                duplicate=request.duplicate,
-                deadline_ms=request.deadline_ms,
-                seed=request.seed,
-                options={key: str(value) for key, value in request.options.items()},
-            ),
+            start_request(request),
             metadata=self._metadata,
             timeout=START_TIMEOUT_S,
         )

@@ -126,7 +126,7 @@ def test_database_locked_while_matches_finish(fault_arena: FaultArena) -> None:
         tournament_id, before = arena.tournament(seed=400 + rep)
         # Lock the moment the referee has written a match's end: the worker is about to record.
         wait_until(
-            lambda: any(s == "finished" for s in arena.statuses(tournament_id).values()),
+            lambda tid=tournament_id: any(s == "finished" for s in arena.statuses(tid).values()),
             FINISH_S,
             f"a match of {tournament_id} to end",
             0.005,

@@ -9,17 +9,14 @@ from __future__ import annotations
 
 import itertools
 import threading
-import uuid
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import pytest
-from sqlalchemy import create_engine, func, select, text
-from sqlalchemy.exc import OperationalError
+from sqlalchemy import func, select, text
 
 import games
 from games.core import rank_scores
@@ -36,7 +33,7 @@ from ladder.models import (
     TournamentRow,
 )
 from ladder.store import Store
-from tests.conftest import POSTGRES_URL, service_missing
+from tests.conftest import postgres_schema
 
 ALL_GAMES = ("goodge", "golden10", "goof")
 
@@ -47,23 +44,8 @@ ALL_GAMES = ("goodge", "golden10", "goof")
 @pytest.fixture(scope="session")
 def postgres_url() -> Iterator[str]:
     """A URL whose connections use a schema made for this test session; dropped afterwards."""
-    admin = create_engine(
-        POSTGRES_URL, connect_args={"connect_timeout": 3}, isolation_level="AUTOCOMMIT"
-    )
-    schema = "arena_league_" + uuid.uuid4().hex[:12]
-    try:
-        with admin.connect() as connection:
-            connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-    except OperationalError as error:
-        admin.dispose()
-        service_missing(f"PostgreSQL at {POSTGRES_URL} is not reachable: {error.orig}")
-    sep = "&" if "?" in POSTGRES_URL else "?"
-    try:
-        yield f"{POSTGRES_URL}{sep}options={quote(f'-csearch_path={schema}')}"
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
+    with postgres_schema("arena_league_") as url:
+        yield url
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -9,49 +9,17 @@ ARENA_REQUIRE_SERVICES=1, in which case they fail.
 from __future__ import annotations
 
 import hashlib
-import os
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import create_engine, func, inspect, select, text
-from sqlalchemy.exc import OperationalError
+from sqlalchemy import create_engine, func, inspect, select
 
 from ladder.models import Base, BotRow, MatchRow, ReplayRow
 from ladder.store import Conflict, MatchRequest, NotFound, Replay, Store, migrate
-
-POSTGRES_URL = os.environ.get(
-    "ARENA_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-)
-REQUIRE_SERVICES = os.environ.get("ARENA_REQUIRE_SERVICES") == "1"
-
-
-def _postgres_schema_url() -> Iterator[str]:
-    """A URL whose connections use a new, empty schema; dropped afterwards."""
-    admin = create_engine(
-        POSTGRES_URL, connect_args={"connect_timeout": 3}, isolation_level="AUTOCOMMIT"
-    )
-    schema = "arena_test_" + uuid.uuid4().hex[:12]
-    try:
-        with admin.connect() as connection:
-            connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-    except OperationalError as error:
-        admin.dispose()
-        message = f"PostgreSQL at {POSTGRES_URL} is not reachable: {error.orig}"
-        if REQUIRE_SERVICES:
-            pytest.fail(message + " (ARENA_REQUIRE_SERVICES=1)")
-        pytest.skip(message)
-    sep = "&" if "?" in POSTGRES_URL else "?"
-    try:
-        yield f"{POSTGRES_URL}{sep}options={quote(f'-csearch_path={schema}')}"
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
+from tests.conftest import postgres_schema
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -60,7 +28,8 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'arena.db'}"
     else:
-        yield from _postgres_schema_url()
+        with postgres_schema() as url:
+            yield url
 
 
 @pytest.fixture

@@ -7,41 +7,22 @@ ARENA_REQUIRE_SERVICES=1.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
-from urllib.parse import quote
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import create_engine, text
-from sqlalchemy.exc import OperationalError
 
 from ladder import queries
 from ladder.store import Store
 from ladder.web import create_app
-from tests.conftest import POSTGRES_URL, service_missing
+from tests.conftest import postgres_schema
 from tests.web.conftest import Arena, fill
 
 
 @pytest.fixture(scope="module")
 def pg_arena() -> Iterator[Arena]:
-    admin = create_engine(
-        POSTGRES_URL, connect_args={"connect_timeout": 3}, isolation_level="AUTOCOMMIT"
-    )
-    schema = "arena_web_" + uuid.uuid4().hex[:12]
-    try:
-        with admin.connect() as connection:
-            connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-    except OperationalError as error:
-        admin.dispose()
-        service_missing(f"PostgreSQL at {POSTGRES_URL} is not reachable: {error.orig}")
-    sep = "&" if "?" in POSTGRES_URL else "?"
-    try:
-        yield fill(f"{POSTGRES_URL}{sep}options={quote(f'-csearch_path={schema}')}")
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
+    with postgres_schema("arena_web_") as url:
+        yield fill(url)
 
 
 def test_every_route_on_postgresql(pg_arena: Arena) -> None:
