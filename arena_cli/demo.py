@@ -84,7 +84,12 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         default=".arena-demo",
         help="folder for the demo's database, broker and logs (emptied first; default .arena-demo)",
     )
-    parser.add_argument("--matches", type=int, default=6, help="matches per tournament (default 6)")
+    parser.add_argument(
+        "--matches",
+        type=int,
+        default=15,
+        help="at most this many matches per tournament (default 15: every combination of the six bots)",
+    )
     parser.add_argument("--seed", type=int, default=1, help="seed of the tournaments (default 1)")
     parser.add_argument(
         "--deadline-ms", type=int, default=500, help="per-move deadline (default 500)"
