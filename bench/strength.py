@@ -80,13 +80,16 @@ def main(argv: list[str] | None = None) -> int:
     ]
     started = time.perf_counter()
     rankings: list[list[tuple[int, int]]] = []
+    clusters: list[int] = []
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        for deal in pool.map(play_deal, jobs):
+        for number, deal in enumerate(pool.map(play_deal, jobs)):
             for ranks in deal:
                 rankings.append(list(enumerate(ranks)))
+                # The rotations of one deal are not independent games.
+                clusters.append(number)
                 if args.verbose:
                     print(json.dumps({"ranks": dict(zip(labels, ranks, strict=True))}))
-    fit = plackett_luce(len(labels), rankings)
+    fit = plackett_luce(len(labels), rankings, clusters=clusters)
     table = sorted(
         (
             {

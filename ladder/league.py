@@ -664,12 +664,13 @@ def _record(session: Session, match_id: str, lid: str) -> bool:
 
 def _tournament_rankings(
     session: Session, tournament: TournamentRow
-) -> tuple[list[str], list[list[tuple[int, int]]]]:
-    """The entrants, and every game of the tournament as a ranking over them.
+) -> tuple[list[str], list[list[tuple[int, int]]], list[str]]:
+    """The entrants, every game of the tournament as a ranking over them, and its match.
 
     Per game the seats' ranks, except that a bot that forfeited the match is
     placed last in each of its games (as in the match result), the others
-    keeping their order.
+    keeping their order. The games of one match (the rotations of one deal)
+    are not independent: their match id clusters them in the fit.
     """
     entrants: list[str] = list(tournament.entrants)
     index = {bot: number for number, bot in enumerate(entrants)}
@@ -688,7 +689,8 @@ def _tournament_rankings(
         .order_by(SeatRow.match_id, SeatRow.game_index, SeatRow.seat)
     ).all()
     rankings: list[list[tuple[int, int]]] = []
-    for _, group in itertools.groupby(seats, key=lambda s: (s.match_id, s.game_index)):
+    matches: list[str] = []
+    for (match_id, _), group in itertools.groupby(seats, key=lambda s: (s.match_id, s.game_index)):
         game = list(group)
         playing = [s for s in game if (s.match_id, s.bot_id) not in forfeits]
         ranking = [
@@ -696,7 +698,14 @@ def _tournament_rankings(
         ]
         ranking += [(index[s.bot_id], len(playing) + 1) for s in game if s not in playing]
         rankings.append(ranking)
-    return entrants, rankings
+        matches.append(match_id)
+    return entrants, rankings, matches
+
+
+def _labels(keys: list[str]) -> list[int]:
+    """One small int per distinct key, in order of first appearance."""
+    numbers: dict[str, int] = {}
+    return [numbers.setdefault(key, len(numbers)) for key in keys]
 
 
 def finish_tournament(store: Store, tournament_id: str) -> bool:
@@ -723,8 +732,8 @@ def finish_tournament(store: Store, tournament_id: str) -> bool:
         assert tournament is not None
         if tournament.status == "finished":
             return True
-        entrants, rankings = _tournament_rankings(session, tournament)
-        fit = ratings.plackett_luce(len(entrants), rankings)
+        entrants, rankings, matches = _tournament_rankings(session, tournament)
+        fit = ratings.plackett_luce(len(entrants), rankings, clusters=_labels(matches))
         table: list[dict[str, Any]] = [
             {
                 "bot_id": bot,
@@ -760,7 +769,7 @@ def tournament_los(store: Store, tournament_id: str, a: str, b: str) -> dict[str
         tournament = session.get(TournamentRow, tournament_id)
         if tournament is None:
             raise NotFound(f"no tournament with id {tournament_id!r}")
-        entrants, rankings = _tournament_rankings(session, tournament)
+        entrants, rankings, _ = _tournament_rankings(session, tournament)
     for bot in bots:
         if bot.id not in entrants:
             raise LeagueError(f"bot {bot.name}@{bot.version} is not in tournament {tournament_id}")

@@ -208,6 +208,8 @@ class _Stages:
     picked: FloatArray  # |D_s| per stage
     wins: FloatArray  # per item
     games: list[int]  # per item
+    chosen: Any  # scipy.sparse CSR array, stages x items, 1 where j in D_s
+    game_of: list[int]  # per stage: the index of its game in the rankings
 
 
 def _validate_game(n_items: int, game: Ranking) -> None:
@@ -223,10 +225,13 @@ def _validate_game(n_items: int, game: Ranking) -> None:
 def _stages(n_items: int, rankings: Sequence[Ranking]) -> _Stages:
     rows: list[int] = []
     cols: list[int] = []
+    chosen_rows: list[int] = []
+    chosen_cols: list[int] = []
+    game_of: list[int] = []
     picked: list[float] = []
     wins = np.zeros(n_items)
     games = [0] * n_items
-    for game in rankings:
+    for number, game in enumerate(rankings):
         _validate_game(n_items, game)
         if len(game) < 2:
             continue
@@ -246,13 +251,42 @@ def _stages(n_items: int, rankings: Sequence[Ranking]) -> _Stages:
                     cols.append(item)
                 for item, _rank in ordered[start:end]:
                     wins[item] += 1.0
+                    chosen_rows.append(stage)
+                    chosen_cols.append(item)
                 picked.append(float(end - start))
+                game_of.append(number)
             start = end
     remaining = scipy.sparse.csr_array(
         (np.ones(len(rows)), (np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64))),
         shape=(len(picked), n_items),
     )
-    return _Stages(remaining, np.array(picked, dtype=np.float64), wins, games)
+    chosen = scipy.sparse.csr_array(
+        (
+            np.ones(len(chosen_rows)),
+            (np.array(chosen_rows, dtype=np.int64), np.array(chosen_cols, dtype=np.int64)),
+        ),
+        shape=(len(picked), n_items),
+    )
+    return _Stages(remaining, np.array(picked, dtype=np.float64), wins, games, chosen, game_of)
+
+
+def _cluster_scores(stages: _Stages, theta: FloatArray, clusters: Sequence[int]) -> FloatArray:
+    """Per cluster, the sum of its stages' score vectors (gradients of log L)."""
+    shift = float(theta.max())
+    w = np.exp(theta - shift)
+    z: FloatArray = stages.remaining @ w
+    p = scipy.sparse.csr_array(
+        stages.remaining.multiply(w[np.newaxis, :]).multiply(1.0 / z[:, np.newaxis])
+    )
+    per_stage = stages.chosen - p.multiply(stages.picked[:, np.newaxis])
+    labels = sorted(set(clusters))
+    index = {label: number for number, label in enumerate(labels)}
+    of_stage = np.array([index[clusters[game]] for game in stages.game_of], dtype=np.int64)
+    membership = scipy.sparse.csr_array(
+        (np.ones(len(of_stage)), (of_stage, np.arange(len(of_stage)))),
+        shape=(len(labels), len(of_stage)),
+    )
+    return np.asarray((membership @ per_stage).toarray(), dtype=np.float64)
 
 
 def _log_likelihood_parts(
@@ -312,6 +346,7 @@ def plackett_luce(
     *,
     prior_sd: float | None = DEFAULT_PRIOR_SD,
     confidence: float = 0.95,
+    clusters: Sequence[int] | None = None,
 ) -> PLFit:
     """Maximum-likelihood Plackett-Luce ratings with confidence intervals.
 
@@ -346,6 +381,13 @@ def plackett_luce(
     play. Intervals: the covariance of theta is the inverse of the observed
     information (Hessian of the penalised negative log-likelihood) on the
     sum-zero subspace; rating +/- z * se with z = 1.96 for 95%.
+
+    Clusters: games that are not independent (the seat rotations of one
+    duplicate deal) share a label in `clusters` (one label per ranking).
+    The covariance is then the cluster-robust sandwich H^-1 M H^-1, M the
+    sum over clusters of the outer products of their summed scores, scaled
+    by C / (C - 1) for C clusters: counting correlated rotations as
+    independent games would make the intervals too narrow.
 
     `games` counts the games with at least two participants an item took
     part in; games with fewer are ignored.
@@ -403,7 +445,15 @@ def plackett_luce(
     phi = np.asarray(result.x, dtype=np.float64)
     theta = basis @ phi
     loglik, _, _ = _log_likelihood_parts(stages, theta, with_hessian=False)
-    covariance = basis @ np.linalg.inv(hessian(phi)) @ basis.T
+    inverse = np.linalg.inv(hessian(phi))
+    if clusters is not None and len(set(clusters)) > 1:
+        if len(clusters) != len(rankings):
+            raise ValueError("clusters must give one label per ranking")
+        scores = _cluster_scores(stages, theta, clusters) @ basis
+        count = len(scores)
+        meat = scores.T @ scores * (count / (count - 1))
+        inverse = inverse @ meat @ inverse
+    covariance = basis @ inverse @ basis.T
     se = np.sqrt(np.clip(np.diag(covariance), 0.0, None)) * ELO_PER_NAT
     items = tuple(
         ItemRating(

@@ -9,6 +9,7 @@ the formula, sharing no code with the module.
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Sequence
 
 import choix
@@ -480,3 +481,29 @@ def test_sprt_continue_and_edges() -> None:
     assert strict.upper == pytest.approx(math.log(0.99 / 0.01))
     with pytest.raises(ValueError):
         sprt(-1, 0, 0)
+
+
+def test_clustered_intervals_do_not_count_copies_as_evidence() -> None:
+    """Each game repeated four times in one cluster (like the rotations of one deal) must not
+    make the interval narrower than the games alone, while the naive fit halves it."""
+    rng = random.Random(11)
+    strengths = [0.0, 0.4, 0.8, 1.2]
+    base: list[list[tuple[int, int]]] = []
+    for _ in range(60):
+        order = sorted(range(4), key=lambda item: -(strengths[item] + rng.gauss(0, 1)))
+        base.append([(item, place + 1) for place, item in enumerate(order)])
+    single = plackett_luce(4, base, clusters=list(range(len(base))))
+    copies = [game for game in base for _ in range(4)]
+    labels = [number for number in range(len(base)) for _ in range(4)]
+    naive = plackett_luce(4, copies)
+    robust = plackett_luce(4, copies, clusters=labels)
+    for one, many_naive, many_robust in zip(single.items, naive.items, robust.items, strict=True):
+        assert many_robust.rating == pytest.approx(many_naive.rating)
+        assert many_naive.se == pytest.approx(one.se / 2, rel=0.15)
+        assert many_robust.se == pytest.approx(one.se, rel=0.05)
+
+
+def test_clusters_need_one_label_per_ranking() -> None:
+    games = [[(0, 1), (1, 2)], [(1, 1), (0, 2)], [(0, 1), (1, 2)]]
+    with pytest.raises(ValueError, match="one label per ranking"):
+        plackett_luce(2, games, clusters=[0, 1])
