@@ -334,18 +334,23 @@ def run_create(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_start(args: argparse.Namespace) -> int:
-    """Enqueue create_round_robin for an existing tournament."""
+def _tournament_view(args: argparse.Namespace) -> Any:
+    """The tournament `args.id` as shown; a clear error if there is none."""
     from ladder import queries
     from ladder.store import NotFound
 
     store = _store(args)
     try:
-        view = queries.tournament(store, args.id)
+        return queries.tournament(store, args.id)
     except NotFound as error:
         raise ValueError(str(error)) from None
     finally:
         store.close()
+
+
+def run_start(args: argparse.Namespace) -> int:
+    """Enqueue create_round_robin for an existing tournament."""
+    view = _tournament_view(args)
     if view.status == "scheduled":
         raise ValueError(f"tournament {args.id} is a scheduled template: beat starts its runs")
     _enqueue_round_robin(args, args.id)
@@ -382,16 +387,7 @@ def tournament_json(view: Any) -> dict[str, Any]:
 
 def run_show(args: argparse.Namespace) -> int:
     """Print one tournament."""
-    from ladder import queries
-    from ladder.store import NotFound
-
-    store = _store(args)
-    try:
-        view = queries.tournament(store, args.id)
-    except NotFound as error:
-        raise ValueError(str(error)) from None
-    finally:
-        store.close()
+    view = _tournament_view(args)
     if args.json:
         print(json.dumps(tournament_json(view)))
         return 0
