@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
+from typing import Any
 
 DEFAULT_REFEREE = "127.0.0.1:50051"
 DEFAULT_DATABASE_URL = "sqlite:///arena.db"
@@ -13,6 +15,31 @@ def env(name: str, default: str | None = None) -> str | None:
     """The value of ARENA_<name>, or `default`."""
     value = os.environ.get(f"ARENA_{name}")
     return value if value not in (None, "") else default
+
+
+def add_env_option(
+    parser: argparse.ArgumentParser,
+    flag: str,
+    name: str,
+    default: float | str | None,
+    help: str,
+    type: Callable[[str], object] = str,
+    **extra: Any,
+) -> None:
+    """A flag whose default comes from ARENA_<name>, then `default`.
+
+    The environment's value goes through `type` exactly as the flag's would,
+    so a bad value is a clear usage error of this command, not a crash of
+    every command at start-up.
+    """
+    fallback = None if default is None else str(default)
+    parser.add_argument(
+        flag,
+        type=type,
+        default=env(name, fallback),
+        help=f"{help} (env ARENA_{name}; default {default})",
+        **extra,
+    )
 
 
 def add_referee(parser: argparse.ArgumentParser) -> None:

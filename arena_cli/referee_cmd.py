@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+from functools import partial
 
-from arena_cli.env import add_admin_token, add_database, env
+from arena_cli.env import add_admin_token, add_database, add_env_option, env
 from referee.server import serve
 from referee.settings import RefereeSettings
 
@@ -20,18 +21,17 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         description="Run the referee: bots connect to it, operators and workers start matches on it. "
         "SIGTERM or Ctrl-C stops it cleanly.",
     )
-    parser.add_argument(
-        "--listen",
-        default=env("REFEREE_LISTEN", defaults.listen),
-        metavar="HOST:PORT",
-        help=f"address to serve on (env ARENA_REFEREE_LISTEN; default {defaults.listen})",
+    option = partial(add_env_option, parser)
+    option(
+        "--listen", "REFEREE_LISTEN", defaults.listen, "address to serve on", metavar="HOST:PORT"
     )
     add_database(parser)
-    parser.add_argument(
+    option(
         "--metrics-port",
-        type=int,
-        default=int(env("REFEREE_METRICS_PORT", str(defaults.metrics_port)) or 0),
-        help="Prometheus /metrics port, 0 for none (env ARENA_REFEREE_METRICS_PORT; default 9101)",
+        "REFEREE_METRICS_PORT",
+        defaults.metrics_port,
+        "Prometheus /metrics port, 0 for none",
+        int,
     )
     add_admin_token(parser)
     parser.add_argument(
@@ -40,84 +40,83 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         default=env("REGISTRATION"),
         help="who may register bots (env ARENA_REGISTRATION; default open on loopback, else admin)",
     )
-    parser.add_argument(
+    option(
         "--deadline-ms",
-        type=int,
-        default=int(env("DEADLINE_MS", str(defaults.default_deadline_ms)) or 0),
-        help="default per-move deadline (env ARENA_DEADLINE_MS; default 1000)",
+        "DEADLINE_MS",
+        defaults.default_deadline_ms,
+        "default per-move deadline",
+        int,
     )
-    parser.add_argument(
+    option(
         "--time-bank-ms",
-        type=int,
-        default=int(env("TIME_BANK_MS", str(defaults.time_bank_ms)) or 0),
-        help="each bot's extra time per match (env ARENA_TIME_BANK_MS; default 5000)",
+        "TIME_BANK_MS",
+        defaults.time_bank_ms,
+        "each bot's extra time per match",
+        int,
     )
-    parser.add_argument(
+    option(
         "--max-strikes",
-        type=int,
-        default=int(env("MAX_STRIKES", str(defaults.max_strikes)) or 0),
-        help="late or illegal answers before a forfeit (env ARENA_MAX_STRIKES; default 3)",
+        "MAX_STRIKES",
+        defaults.max_strikes,
+        "late or illegal answers before a forfeit",
+        int,
     )
-    parser.add_argument(
+    option(
         "--grace-s",
-        type=float,
-        default=float(env("GRACE_S", str(defaults.grace_s)) or 0),
-        help="how long a disconnected bot may take to come back (env ARENA_GRACE_S; default 10)",
+        "GRACE_S",
+        defaults.grace_s,
+        "how long a disconnected bot may take to come back",
+        float,
     )
-    parser.add_argument(
+    option(
         "--shutdown-grace-s",
-        type=float,
-        default=float(env("SHUTDOWN_GRACE_S", str(defaults.shutdown_grace_s)) or 0),
-        help="on SIGTERM, how long running matches may finish (env ARENA_SHUTDOWN_GRACE_S; default 10)",
+        "SHUTDOWN_GRACE_S",
+        defaults.shutdown_grace_s,
+        "on SIGTERM, how long running matches may finish",
+        float,
     )
-    parser.add_argument(
+    option(
         "--max-message-bytes",
-        type=int,
-        default=int(env("MAX_MESSAGE_BYTES", str(defaults.max_message_bytes)) or 0),
-        help="largest message a client may send; bigger ones end the call RESOURCE_EXHAUSTED "
-        f"(env ARENA_MAX_MESSAGE_BYTES; default {defaults.max_message_bytes})",
+        "MAX_MESSAGE_BYTES",
+        defaults.max_message_bytes,
+        "largest message a client may send; bigger ones end the call RESOURCE_EXHAUSTED",
+        int,
     )
-    parser.add_argument(
+    option(
         "--session-opens-per-minute",
-        type=int,
-        default=int(env("SESSION_OPENS_PER_MINUTE", str(defaults.session_opens_per_minute)) or 0),
-        help="sessions one bot may open a minute (it holds one; a new one replaces the old); "
-        "beyond it Session fails RESOURCE_EXHAUSTED; 0 for no bound "
-        f"(env ARENA_SESSION_OPENS_PER_MINUTE; default {defaults.session_opens_per_minute})",
+        "SESSION_OPENS_PER_MINUTE",
+        defaults.session_opens_per_minute,
+        "sessions one bot may open a minute (it holds one; a new one replaces the old); "
+        "beyond it Session fails RESOURCE_EXHAUSTED; 0 for no bound",
+        int,
     )
-    parser.add_argument(
+    option(
         "--stray-messages-per-second",
-        type=float,
-        default=float(
-            env("STRAY_MESSAGES_PER_SECOND", str(defaults.stray_messages_per_second)) or 0
-        ),
-        help="messages a session may send a second that answer no open request (answers to "
+        "STRAY_MESSAGES_PER_SECOND",
+        defaults.stray_messages_per_second,
+        "messages a session may send a second that answer no open request (answers to "
         "open requests are never throttled); beyond it they are dropped with an Error; 0 for "
-        "no bound (env ARENA_STRAY_MESSAGES_PER_SECOND; "
-        f"default {defaults.stray_messages_per_second:g})",
+        "no bound",
+        float,
     )
-    parser.add_argument(
+    option(
         "--flood-limit",
-        type=int,
-        default=int(env("FLOOD_LIMIT", str(defaults.flood_limit)) or 0),
-        help="dropped stray messages (the allowance refills over 10 s) after which a session's "
-        "stream ends RESOURCE_EXHAUSTED; 0 never ends it "
-        f"(env ARENA_FLOOD_LIMIT; default {defaults.flood_limit})",
+        "FLOOD_LIMIT",
+        defaults.flood_limit,
+        "dropped stray messages (the allowance refills over 10 s) after which a session's "
+        "stream ends RESOURCE_EXHAUSTED; 0 never ends it",
+        int,
     )
-    parser.add_argument(
+    option(
         "--registrations-per-minute",
-        type=int,
-        default=int(env("REGISTRATIONS_PER_MINUTE", str(defaults.registrations_per_minute)) or 0),
-        help="Register calls a minute per client address (admin-token callers exempt when "
-        "there is an admin token); beyond it RESOURCE_EXHAUSTED; 0 for no bound "
-        f"(env ARENA_REGISTRATIONS_PER_MINUTE; default {defaults.registrations_per_minute})",
+        "REGISTRATIONS_PER_MINUTE",
+        defaults.registrations_per_minute,
+        "Register calls a minute per client address (admin-token callers exempt when "
+        "there is an admin token); beyond it RESOURCE_EXHAUSTED; 0 for no bound",
+        int,
     )
-    parser.add_argument(
-        "--tls-cert", default=env("TLS_CERT"), help="PEM certificate (env ARENA_TLS_CERT)"
-    )
-    parser.add_argument(
-        "--tls-key", default=env("TLS_KEY"), help="PEM private key (env ARENA_TLS_KEY)"
-    )
+    option("--tls-cert", "TLS_CERT", None, "PEM certificate")
+    option("--tls-key", "TLS_KEY", None, "PEM private key")
     parser.set_defaults(run=run_referee)
 
 

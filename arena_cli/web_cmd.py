@@ -6,7 +6,7 @@ import argparse
 import signal
 from types import FrameType
 
-from arena_cli.env import add_database, env
+from arena_cli.env import add_database, add_env_option, env
 
 DEFAULT_PORT = 8000
 DEFAULT_HOST = "127.0.0.1"
@@ -21,12 +21,7 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "with a JSON API (/api/..., described at /openapi.json) and Prometheus /metrics. "
         "SIGTERM or Ctrl-C stops it.",
     )
-    parser.add_argument(
-        "--port",
-        type=int,
-        default=int(env("WEB_PORT", str(DEFAULT_PORT)) or DEFAULT_PORT),
-        help=f"TCP port (env ARENA_WEB_PORT; default {DEFAULT_PORT})",
-    )
+    add_env_option(parser, "--port", "WEB_PORT", DEFAULT_PORT, "TCP port", int)
     parser.add_argument(
         "--host",
         default=env("WEB_HOST", DEFAULT_HOST),
@@ -34,12 +29,14 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "0.0.0.0 for every interface)",
     )
     add_database(parser)
-    parser.add_argument(
+    add_env_option(
+        parser,
         "--poll-seconds",
-        type=float,
-        default=float(env("WEB_POLL_S", "5") or 5),
+        "WEB_POLL_S",
+        5,
+        "how often open pages fetch fresh results",
+        float,
         metavar="S",
-        help="how often open pages fetch fresh results (env ARENA_WEB_POLL_S; default 5)",
     )
     parser.set_defaults(run=run_web)
 

@@ -17,7 +17,7 @@ import tempfile
 from typing import TYPE_CHECKING, Any
 
 import games
-from arena_cli.env import add_admin_token, add_database, add_referee, env
+from arena_cli.env import add_admin_token, add_database, add_env_option, add_referee, env
 
 if TYPE_CHECKING:
     from ladder.store import Store
@@ -56,12 +56,14 @@ def _add_worker(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "every result exactly once in the database, which it must share with the referee. "
         "SIGTERM stops it after the running tasks (unfinished ones are redelivered).",
     )
-    parser.add_argument(
+    add_env_option(
+        parser,
         "--concurrency",
-        type=int,
-        default=int(env("WORKER_CONCURRENCY", "8") or 8),
+        "WORKER_CONCURRENCY",
+        8,
+        "tasks at once (a match task mostly waits)",
+        int,
         metavar="N",
-        help="tasks at once (env ARENA_WORKER_CONCURRENCY; default 8: a match task mostly waits)",
     )
     parser.add_argument(
         "--pool",
@@ -74,13 +76,14 @@ def _add_worker(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     _add_broker(parser)
     add_referee(parser)
     add_admin_token(parser)
-    parser.add_argument(
+    add_env_option(
+        parser,
         "--metrics-port",
-        type=int,
-        default=int(env("WORKER_METRICS_PORT", str(DEFAULT_METRICS_PORT)) or 0),
+        "WORKER_METRICS_PORT",
+        DEFAULT_METRICS_PORT,
+        "Prometheus /metrics port, 0 for none",
+        int,
         metavar="PORT",
-        help=f"Prometheus /metrics port, 0 for none (env ARENA_WORKER_METRICS_PORT; "
-        f"default {DEFAULT_METRICS_PORT})",
     )
     parser.add_argument("--loglevel", default="INFO", help="log level (default INFO)")
     parser.set_defaults(run=run_worker)
@@ -98,13 +101,14 @@ def _add_beat(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     _add_broker(parser)
     add_referee(parser)
     add_admin_token(parser)
-    parser.add_argument(
+    add_env_option(
+        parser,
         "--ladder-interval-s",
-        type=float,
-        default=float(env("LADDER_INTERVAL_S", "30") or 0),
+        "LADDER_INTERVAL_S",
+        30,
+        "seconds between ladder ticks, 0 for no ladder",
+        float,
         metavar="S",
-        help="seconds between ladder ticks, 0 for no ladder (env ARENA_LADDER_INTERVAL_S; "
-        "default 30)",
     )
     parser.add_argument(
         "--schedule-file",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -101,3 +102,24 @@ def test_bad_input_is_a_clear_error(args: tuple[str, ...], message: str) -> None
     done = arena(*args)
     assert done.returncode == 2
     assert message in done.stderr
+
+
+def test_a_bad_environment_value_is_a_usage_error_of_its_command_only() -> None:
+    env = {**os.environ, "ARENA_DEADLINE_MS": "soon"}
+    referee = subprocess.run(
+        [*ARENA, "referee", "--metrics-port", "0"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert referee.returncode == 2
+    assert "argument --deadline-ms: invalid int value: 'soon'" in referee.stderr
+    play = subprocess.run(
+        [*ARENA, "play", "golden10", "--players", "3", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert play.returncode == 0, play.stderr
