@@ -162,8 +162,8 @@ def elo_update(
 class ItemRating:
     """One item's line of the tournament table.
 
-    `se` is the standard error of `rating` relative to the field's mean
-    (1500); `ci_low` and `ci_high` are `rating -/+ z * se`.
+    `se` is the standard error of `rating` relative to the field's centre
+    (1500, see `plackett_luce`); `ci_low` and `ci_high` are `rating -/+ z * se`.
     """
 
     rating: float
@@ -376,11 +376,20 @@ def plackett_luce(
     with the analytic gradient and Hessian; the problem is convex, so this
     converges to the unique optimum in a handful of steps.
 
-    Ratings: 1500 + 400/ln(10) * theta_i, so the field's mean is 1500 and
-    rating differences follow the Elo expected-score curve in head-to-head
-    play. Intervals: the covariance of theta is the inverse of the observed
-    information (Hessian of the penalised negative log-likelihood) on the
-    sum-zero subspace; rating +/- z * se with z = 1.96 for 95%.
+    Ratings: 1500 + 400/ln(10) * (theta_i - c), so rating differences
+    follow the Elo expected-score curve in head-to-head play. Intervals: the
+    covariance of theta is the inverse of the observed information (Hessian
+    of the penalised negative log-likelihood) on the sum-zero subspace;
+    rating +/- z * se with z = 1.96 for 95%.
+
+    The centre c, rated 1500, is the mean of the thetas weighted by how much
+    the data tell about each (the diagonal of the observed information), and
+    each se is relative to that centre. Only differences are identified, so
+    some centre must be chosen; the plain mean would hand 1/n of the doubt
+    about an entrant the data barely measure (one that always lost, whose
+    rating only the prior holds) to every other entrant's interval, so one
+    hopeless entrant would blur a whole table. Differences between ratings,
+    and their doubt, do not depend on the centre.
 
     Clusters: games that are not independent (the seat rotations of one
     duplicate deal) share a label in `clusters` (one label per ranking).
@@ -453,14 +462,21 @@ def plackett_luce(
         count = len(scores)
         meat = scores.T @ scores * (count / (count - 1))
         inverse = inverse @ meat @ inverse
-    covariance = basis @ inverse @ basis.T
+    _, _, hess = _log_likelihood_parts(stages, theta, with_hessian=True)
+    assert hess is not None
+    information = np.diag(-hess) + ridge
+    weights = information / information.sum()
+    centring = np.eye(n_items) - np.outer(np.ones(n_items), weights)
+    theta = centring @ theta
+    covariance = centring @ basis @ inverse @ basis.T @ centring.T
     se = np.sqrt(np.clip(np.diag(covariance), 0.0, None)) * ELO_PER_NAT
+    rating = ELO_START + ELO_PER_NAT * theta
     items = tuple(
         ItemRating(
-            rating=ELO_START + ELO_PER_NAT * float(theta[i]),
+            rating=float(rating[i]),
             se=float(se[i]),
-            ci_low=ELO_START + ELO_PER_NAT * float(theta[i]) - z * float(se[i]),
-            ci_high=ELO_START + ELO_PER_NAT * float(theta[i]) + z * float(se[i]),
+            ci_low=float(rating[i] - z * se[i]),
+            ci_high=float(rating[i] + z * se[i]),
             games=stages.games[i],
         )
         for i in range(n_items)

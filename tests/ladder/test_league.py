@@ -458,7 +458,7 @@ def test_finish_tournament_stores_the_table(store: Store) -> None:
         assert line["games"] == 16  # 4 duplicate matches of 4 games each
     ratings_ = [line["rating"] for line in stored]
     assert ratings_ == sorted(ratings_, reverse=True)
-    assert sum(ratings_) / 5 == pytest.approx(1500.0, abs=0.1)
+    assert min(ratings_) < 1500.0 < max(ratings_)
     # Idempotent.
     finished_at = view.finished_at
     assert league.finish_tournament(store, tid) is True

@@ -24,6 +24,7 @@ from ladder.ratings import (
     DEFAULT_PRIOR_SD,
     ELO_PER_NAT,
     EloConfig,
+    PLFit,
     Ranking,
     elo_update,
     expected_score,
@@ -66,9 +67,19 @@ def simulate_game(
 
 
 def to_elo(theta: Sequence[float] | npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """Log-strengths to the table's Elo scale (centred on 1500)."""
+    """Log-strengths on the Elo scale, their plain mean at 1500."""
     centred = np.asarray(theta, dtype=np.float64) - np.mean(theta)
     return np.asarray(1500.0 + ELO_PER_NAT * centred, dtype=np.float64)
+
+
+def mean_centred(fit: PLFit) -> npt.NDArray[np.float64]:
+    """The fit's ratings moved so that their plain mean is 1500, like `to_elo`.
+
+    The table centres on an information-weighted mean; only differences are
+    identified, so comparisons with other fits use the same centre.
+    """
+    ratings = np.asarray(fit.ratings, dtype=np.float64)
+    return np.asarray(ratings - ratings.mean() + 1500.0, dtype=np.float64)
 
 
 # --------------------------------------------------------------------------
@@ -209,7 +220,7 @@ def test_table_shape_and_centring() -> None:
     games = [simulate_game(rng, [0.5, 0.0, -0.5, 0.2], [0, 1, 2, 3]) for _ in range(50)]
     fit = plackett_luce(4, games)
     assert len(fit.items) == 4
-    assert np.mean(fit.ratings) == pytest.approx(1500.0)
+    assert min(fit.ratings) < 1500.0 < max(fit.ratings)
     for item in fit.items:
         assert item.ci_low < item.rating < item.ci_high
         assert item.games == 50
@@ -228,9 +239,10 @@ def test_prior_keeps_perfect_and_absent_items_finite() -> None:
     assert math.isfinite(top.rating)
     assert top.rating == max(fit.ratings)
     assert top.ci_high < 1500 + 4 * DEFAULT_PRIOR_SD
-    # Item 3 never played: it sits at the centre with a prior-sized interval.
+    # Item 3 never played: the prior holds it among the others, with a
+    # prior-sized interval.
     assert absent.games == 0
-    assert absent.rating == pytest.approx(1500.0, abs=1e-6)
+    assert min(fit.ratings) < absent.rating < max(fit.ratings)
     assert absent.se > 0.5 * DEFAULT_PRIOR_SD
     with pytest.raises(ValueError, match="no games"):
         plackett_luce(4, games, prior_sd=None)
@@ -278,7 +290,7 @@ def test_matches_choix_without_prior() -> None:
     ]
     fit = plackett_luce(8, games, prior_sd=None)
     reference = choix.opt_rankings(8, choix_data(games), alpha=0.0, method="BFGS", tol=1e-10)
-    difference = np.abs(np.array(fit.ratings) - to_elo(reference)).max()
+    difference = np.abs(mean_centred(fit) - to_elo(reference)).max()
     assert difference < 0.5, difference
 
 
@@ -294,7 +306,7 @@ def test_matches_choix_with_the_same_prior() -> None:
     fit = plackett_luce(6, games)
     alpha = 0.5 * (ELO_PER_NAT / DEFAULT_PRIOR_SD) ** 2
     reference = choix.opt_rankings(6, choix_data(games), alpha=alpha, tol=1e-12)
-    difference = np.abs(np.array(fit.ratings) - to_elo(reference)).max()
+    difference = np.abs(mean_centred(fit) - to_elo(reference)).max()
     assert difference < 0.5, difference
 
 
@@ -360,7 +372,7 @@ def test_matches_mm_algorithm_with_ties() -> None:
     assert sum(1 for game in games if len({rank for _item, rank in game}) < len(game)) > 100
     fit = plackett_luce(5, games, prior_sd=None)
     reference = breslow_mm(5, games)
-    difference = np.abs(np.array(fit.ratings) - to_elo(reference)).max()
+    difference = np.abs(mean_centred(fit) - to_elo(reference)).max()
     assert difference < 0.5, difference
     # Same optimum, same likelihood, computed independently.
     assert fit.log_likelihood == pytest.approx(breslow_log_likelihood(reference, games), abs=1e-6)
@@ -382,7 +394,7 @@ def test_matches_nelder_mead_with_ties() -> None:
     )
     reference = [result.x[0], result.x[1], -result.x[0] - result.x[1]]
     fit = plackett_luce(3, games, prior_sd=None)
-    difference = np.abs(np.array(fit.ratings) - to_elo(reference)).max()
+    difference = np.abs(mean_centred(fit) - to_elo(reference)).max()
     assert difference < 0.5, difference
 
 
@@ -403,9 +415,30 @@ def test_round_robin_recovers_order() -> None:
     ]
     fit = plackett_luce(6, games)
     assert list(np.argsort(fit.ratings)) == list(range(6))
+    shift = np.mean(fit.ratings) - 1500  # the truth on the table's centre
     for truth, item in zip(true_elo, fit.items, strict=True):
-        assert item.ci_low < truth < item.ci_high
+        assert item.ci_low < truth + shift < item.ci_high
         assert item.games == 5 * 60
+
+
+def test_a_hopeless_entrant_does_not_blur_the_others() -> None:
+    # Entrant 0 is 1300 points below three close ones and nearly always
+    # last: the data hardly measure it, and the prior alone holds its
+    # rating. The others' intervals must stay as narrow as without it (with
+    # the plain mean as the centre they were ten times wider).
+    rng = np.random.default_rng(5)
+    close = [0.0, 0.0, 60 / ELO_PER_NAT]
+    theta = [-1300 / ELO_PER_NAT, *close]
+    games = [simulate_game(rng, theta, [0, 1, 2, 3]) for _ in range(400)]
+    with_it = plackett_luce(4, games)
+    without = plackett_luce(
+        3, [[(item - 1, rank) for item, rank in game if item] for game in games]
+    )
+    assert with_it.items[0].se > 5 * with_it.items[1].se
+    for kept, alone in zip(with_it.items[1:], without.items, strict=True):
+        assert kept.se == pytest.approx(alone.se, rel=0.25)
+    differences = np.diff(with_it.ratings[1:])
+    assert differences == pytest.approx(np.diff(without.ratings), abs=2.0)
 
 
 def test_confidence_intervals_cover_about_95_percent() -> None:
