@@ -8,7 +8,17 @@ from collections.abc import Sequence
 
 import grpc
 
-from arena_cli import bot_cmd, db_cmd, demo, match_cmd, play, referee_cmd, web_cmd, worker_cmd
+from arena_cli import (
+    bot_cmd,
+    compare,
+    db_cmd,
+    demo,
+    match_cmd,
+    play,
+    referee_cmd,
+    web_cmd,
+    worker_cmd,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -19,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     play.add_parsers(commands)
+    compare.add_parsers(commands)
     referee_cmd.add_parsers(commands)
     bot_cmd.add_parsers(commands)
     match_cmd.add_parsers(commands)

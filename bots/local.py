@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import bots
 import games
 from bots.base import Bot, Turn
 
@@ -48,3 +49,32 @@ def play_game(
             seat = state.to_act()[0]
             state.apply(seat, bots[seat].act(turn_for(state, seat)))
     return state
+
+
+def play_rotations(
+    game: str,
+    entrants: Sequence[str],
+    seed: int,
+    options: Mapping[str, object] | None = None,
+) -> list[list[int]]:
+    """One duplicate deal: the game of `seed` once per rotation of the seats.
+
+    Entrant i sits in seat (i + shift) % players in rotation `shift`, so
+    every entrant plays every position of the same cards. Returns, per
+    rotation, the rank of each entrant (by entrant index). The bot in seat s
+    is seeded from `seed` and s, whoever sits there.
+    """
+    players = len(entrants)
+    out = []
+    for shift in range(players):
+        entrant_at = [(seat - shift) % players for seat in range(players)]
+        lineup = [
+            bots.load(entrants[entrant], seed * 1000 + seat)
+            for seat, entrant in enumerate(entrant_at)
+        ]
+        ranks = play_game(game, lineup, seed, options).result().ranks
+        by_entrant = [0] * players
+        for seat, entrant in enumerate(entrant_at):
+            by_entrant[entrant] = ranks[seat]
+        out.append(by_entrant)
+    return out

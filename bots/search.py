@@ -116,8 +116,11 @@ def _golden10_playout(
         trick.append(card)
         if len(trick) == players:
             trick.clear()
-    last = state.observation(seat)["last_round"]
-    return -float(last["red_points"][seat] - (10 if last["yellow10"] == seat else 0))
+    last = state.last_round
+    assert last is not None
+    red_points = last["red_points"]
+    assert isinstance(red_points, list)
+    return -float(red_points[seat] - (10 if last["yellow10"] == seat else 0))
 
 
 # --------------------------------------------------------------------------
@@ -368,7 +371,7 @@ class SearchBot(Bot):
                         ctx.after(action, players)
                     else:
                         ctx.after(action, players)
-                    state = root.clone()
+                    state = root.clone(this_round_only=True)
                     state.apply(seat, action)
                     totals[i].append(_relative(_goodge_playout(state, ctx, rng), seat))
                 samples += 1
@@ -382,7 +385,7 @@ class SearchBot(Bot):
                     trick = [*base, int(card)]
                     if len(trick) == players:
                         trick = []
-                    copy = g10.clone()
+                    copy = g10.clone(this_round_only=True)
                     copy.apply(seat, card)
                     totals[i].append(_golden10_playout(copy, trick, seat, rng))
                 samples += 1
@@ -415,7 +418,7 @@ class SearchBot(Bot):
 
     def _as_goodge(self, observation: dict[str, Any], seat: int, bid: str) -> tuple[float, float]:
         """One draw: the points the seat takes as Goodge at `bid`, and a defender's average."""
-        state = _goodge_state(observation, self.rng)
+        state = _goodge_state(observation, self.rng).clone(this_round_only=True)
         state.apply(seat, bid)
         while state.legal_actions(state.to_act()[0])[0] >= goodge.FIRST_BID:
             state.apply(state.to_act()[0], "pass")
@@ -423,6 +426,9 @@ class SearchBot(Bot):
         strength = goodge.STRENGTH_ONE_HIGH if options["one_high"] else goodge.STRENGTH_TEN_HIGH
         ctx = _GoodgeContext(strength, -1, [], goodge.STASH_SIZE)
         _goodge_playout(state, ctx, self.rng)
-        points = state.observation(seat)["last_round"]["points"]
+        last = state.last_round
+        assert last is not None
+        points = last["points"]
+        assert isinstance(points, list)
         others = (sum(points) - points[seat]) / (state.players - 1)
         return float(points[seat]), others

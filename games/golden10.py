@@ -168,6 +168,11 @@ class Golden10State:
     # -- the State protocol ---------------------------------------------------
 
     @property
+    def last_round(self) -> dict[str, JSON] | None:
+        """The outcome of the last finished round (as in the observation), or None."""
+        return self._last_round_copy()
+
+    @property
     def round(self) -> int:
         """The number of the current round, from 1 (the last one once over)."""
         return self._round
@@ -363,16 +368,21 @@ class Golden10State:
 
     # -- simulation -------------------------------------------------------------
 
-    def clone(self) -> Golden10State:
+    def clone(self, this_round_only: bool = False) -> Golden10State:
         """An independent copy, cheap enough for search: ints, masks and small lists.
 
         The copy has the same future as the original (its RNG state included);
-        changing one never changes the other.
+        changing one never changes the other. With `this_round_only` the
+        copy's game ends with the current round, as a search playout wants:
+        no next deal is shuffled, and `last_round` then tells the outcome.
         """
         new = object.__new__(Golden10State)
         new.__dict__.update(self.__dict__)
         new._rng = random.Random()
-        new._rng.setstate(self._rng.getstate())
+        if this_round_only:
+            new._rounds = self._round
+        else:
+            new._rng.setstate(self._rng.getstate())
         new._log = self._log[:]
         new._totals = self._totals[:]
         new._hands = self._hands[:]

@@ -261,6 +261,11 @@ class GoodgeState:
     # -- protocol -----------------------------------------------------------
 
     @property
+    def last_round(self) -> dict[str, JSON] | None:
+        """The outcome of the last finished round (as in the observation), or None."""
+        return None if self._last_round is None else dict(self._last_round)
+
+    @property
     def round(self) -> int:
         """The current round, from 1 (the last one once the game is over)."""
         return self._round
@@ -489,16 +494,21 @@ class GoodgeState:
 
     # -- simulation ---------------------------------------------------------
 
-    def clone(self) -> GoodgeState:
+    def clone(self, this_round_only: bool = False) -> GoodgeState:
         """An independent copy, cheap enough for search: ints, masks and small lists.
 
         The copy has the same future as the original (its RNG state included);
-        changing one never changes the other.
+        changing one never changes the other. With `this_round_only` the
+        copy's game ends with the current round, as a search playout wants:
+        no next deal is shuffled, and `last_round` then tells the outcome.
         """
         new = object.__new__(GoodgeState)
         new.__dict__.update(self.__dict__)
         new._rng = random.Random()
-        new._rng.setstate(self._rng.getstate())
+        if this_round_only:
+            new._max_rounds = self._round
+        else:
+            new._rng.setstate(self._rng.getstate())
         new._moves = self._moves[:]
         new.scores = self.scores[:]
         new._hands = self._hands[:]

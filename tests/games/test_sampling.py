@@ -85,6 +85,31 @@ def test_clone_has_the_same_future() -> None:
 
 
 @pytest.mark.parametrize(("game", "players"), TRICK_GAMES)
+def test_a_round_only_clone_ends_with_the_round_and_tells_its_outcome(
+    game: str, players: int
+) -> None:
+    rng = random.Random(2)
+    for state in states_along_a_game(game, players, 13, every=11):
+        if state.is_over():
+            continue
+        start = state.round
+        copy = state.clone(this_round_only=True)  # type: ignore[attr-defined]
+        full = state.clone()  # type: ignore[attr-defined]
+        while not copy.is_over():
+            seat = copy.to_act()[0]
+            action = rng.choice(copy.legal_actions(seat))
+            copy.apply(seat, action)
+            full.apply(seat, action)
+        # The same round, played the same way, with the same outcome; only
+        # the full copy goes on to a next round.
+        assert copy.round == start
+        assert full.round == start + 1 or full.is_over()
+        assert copy.last_round == full.last_round
+        assert copy.last_round is not None and copy.last_round["round"] == start
+        assert copy.result().scores == tuple(full.observation(0)["scores"])
+
+
+@pytest.mark.parametrize(("game", "players"), TRICK_GAMES)
 def test_sampled_deals_fit_what_the_seat_saw(game: str, players: int) -> None:
     rng = random.Random(5)
     deck = Counter(deck_of(game))

@@ -1,0 +1,185 @@
+"""`arena compare`: how strong are bots? Duplicate games in this process, one table.
+
+Every deal (seed) is played once per rotation of the seats, so each entrant
+plays every position of the same cards, and all the games are rated together
+by Plackett-Luce (`ladder.ratings.plackett_luce`, the tournament table's
+method), the rotations of one deal counted as one cluster. An entrant named
+twice is rated as two ("rules", "rules#2"): their gap shows the noise
+between equals. No server, no database; deals run in parallel processes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+import bots
+import games
+from arena_cli.env import add_env_option
+from bots.local import play_rotations
+from bots.search import BUDGET_ENV
+from ladder.ratings import Ranking, plackett_luce
+
+
+def labels_for(names: list[str]) -> list[str]:
+    """Table labels: a name given twice becomes "name", "name#2"."""
+    labels: list[str] = []
+    for name in names:
+        label, copy = name, 2
+        while label in labels:
+            label, copy = f"{name}#{copy}", copy + 1
+        labels.append(label)
+    return labels
+
+
+def _positive_seconds(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {text!r}")
+    return value
+
+
+def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register `compare` on the `arena` parser."""
+    parser = commands.add_parser(
+        "compare",
+        help="rate bots against each other: duplicate games in this process (no server)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="example: arena compare golden10 --bots random,rules,search,rules --deals 100",
+    )
+    parser.add_argument("game", choices=games.names(), help="the game to play")
+    parser.add_argument(
+        "--bots",
+        required=True,
+        metavar="A,B,...",
+        help="one bot per seat: random, rules, search, racer or module:Class (repeats allowed)",
+    )
+    parser.add_argument(
+        "--deals", type=_positive_int, default=20, help="deals to play (default 20)"
+    )
+    parser.add_argument(
+        "--first-seed", type=int, default=1, help="seed of the first deal (default 1)"
+    )
+    parser.add_argument(
+        "--jobs",
+        type=_positive_int,
+        default=os.cpu_count() or 1,
+        help="deals played at once, one process each (default: one per CPU)",
+    )
+    add_env_option(
+        parser,
+        "--search-budget",
+        "SEARCH_BUDGET_S",
+        0.2,
+        "the search bot's thinking time per move, seconds",
+        type=_positive_seconds,
+        metavar="S",
+    )
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a rules option, repeatable (see docs/rules/GAME.md)",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON object instead of a table"
+    )
+    parser.add_argument(
+        "--verbose", action="store_true", help="also print each game's ranks as a JSON line"
+    )
+    parser.set_defaults(run=run_compare)
+
+
+def _deal(job: tuple[str, list[str], int, dict[str, object], float]) -> list[list[int]]:
+    game, names, seed, options, budget = job
+    os.environ[BUDGET_ENV] = repr(budget)
+    return play_rotations(game, names, seed, options)
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    """Play the deals, print the table."""
+    spec = games.get(args.game)
+    names = [name.strip() for name in args.bots.split(",") if name.strip()]
+    spec.check_players(len(names))
+    for name in names:
+        bots.load(name)  # an unknown bot is a usage error before any game
+    options = spec.resolve_options(games.parse_option_pairs(args.option), len(names))
+    labels = labels_for(names)
+    jobs = [
+        (args.game, names, seed, options, args.search_budget)
+        for seed in range(args.first_seed, args.first_seed + args.deals)
+    ]
+    started = time.perf_counter()
+    rankings: list[Ranking] = []
+    clusters: list[int] = []
+    with ProcessPoolExecutor(max_workers=min(args.jobs, args.deals)) as pool:
+        for number, deal in enumerate(pool.map(_deal, jobs), start=1):
+            for ranks in deal:
+                rankings.append(list(enumerate(ranks)))
+                clusters.append(number)
+                if args.verbose:
+                    print(
+                        json.dumps({"deal": number, "ranks": dict(zip(labels, ranks, strict=True))})
+                    )
+            if sys.stderr.isatty():
+                print(f"\rdeal {number}/{args.deals}", end="", file=sys.stderr, flush=True)
+    if sys.stderr.isatty():
+        print(file=sys.stderr)
+    fit = plackett_luce(len(labels), rankings, clusters=clusters)
+    table = sorted(
+        (
+            {
+                "bot": label,
+                "rating": round(item.rating),
+                "ci_low": round(item.ci_low),
+                "ci_high": round(item.ci_high),
+                "games": item.games,
+            }
+            for label, item in zip(labels, fit.items, strict=True)
+        ),
+        key=lambda row: -int(row["rating"]),
+    )
+    report: dict[str, Any] = {
+        "game": args.game,
+        "players": len(names),
+        "deals": args.deals,
+        "first_seed": args.first_seed,
+        "games": len(rankings),
+        "search_budget_s": args.search_budget,
+        "seconds": round(time.perf_counter() - started, 1),
+        "table": table,
+    }
+    print(json.dumps(report) if args.json else compare_text(report))
+    return 0
+
+
+def compare_text(report: dict[str, Any]) -> str:
+    """The table as Markdown, with what was played."""
+    lines = [
+        f"{report['game']}, {report['players']} players: {report['deals']} deals from seed "
+        f"{report['first_seed']}, {report['games']} games in {report['seconds']:.0f} s "
+        f"(search budget {report['search_budget_s']:g} s per move)",
+        "",
+        "| bot | rating | 95% interval | games |",
+        "| --- | --- | --- | --- |",
+    ]
+    for row in report["table"]:
+        lines.append(
+            f"| {row['bot']} | {row['rating']} | {row['ci_low']} .. {row['ci_high']} "
+            f"| {row['games']} |"
+        )
+    return "\n".join(lines)
