@@ -140,19 +140,17 @@ def run_compare(args: argparse.Namespace) -> int:
     if sys.stderr.isatty():
         print(file=sys.stderr)
     fit = plackett_luce(len(labels), rankings, clusters=clusters)
-    table = sorted(
-        (
-            {
-                "bot": label,
-                "rating": round(item.rating),
-                "ci_low": round(item.ci_low),
-                "ci_high": round(item.ci_high),
-                "games": item.games,
-            }
-            for label, item in zip(labels, fit.items, strict=True)
-        ),
-        key=lambda row: -int(row["rating"]),
-    )
+    ordered = sorted(zip(labels, fit.items, strict=True), key=lambda pair: -pair[1].rating)
+    table = [
+        {
+            "bot": label,
+            "rating": round(item.rating),
+            "ci_low": round(item.ci_low),
+            "ci_high": round(item.ci_high),
+            "games": item.games,
+        }
+        for label, item in ordered
+    ]
     report: dict[str, Any] = {
         "game": args.game,
         "players": len(names),
