@@ -167,10 +167,14 @@ def run_compare(args: argparse.Namespace) -> int:
 
 def compare_text(report: dict[str, Any]) -> str:
     """The table as Markdown, with what was played."""
+    budget = (
+        f" (search budget {report['search_budget_s']:g} s per move)"
+        if any(row["bot"].partition("#")[0] == "search" for row in report["table"])
+        else ""
+    )
     lines = [
         f"{report['game']}, {report['players']} players: {report['deals']} deals from seed "
-        f"{report['first_seed']}, {report['games']} games in {report['seconds']:.0f} s "
-        f"(search budget {report['search_budget_s']:g} s per move)",
+        f"{report['first_seed']}, {report['games']} games in {report['seconds']:.0f} s{budget}",
         "",
         "| bot | rating | 95% interval | games |",
         "| --- | --- | --- | --- |",

@@ -1,20 +1,26 @@
-"""The `racer` reference bot for Game of Goof: as fast as the rules allow.
+"""The `racer` reference bot for Game of Goof: a race that reads the table.
 
 Goof is a race scored at the end of each round by the cards a seat put in
 the area (+1 each) and the cards left in its goof pile (-2 each), so a
 goof-line card that fits is worth about three points (it also uncovers a
-goof-pile card) and any other card one. Every tick the racer:
+goof-pile card) and a waste card one. The racer never waits while it can
+act, and turns only when it has no play, like the `rules` bot. What it adds
+is judgement when two seats aim at one pile: in a tick, the first card to
+reach a pile takes it and the other play fails, costing its seat the tick.
+Nearly one play in nine fails that way among `rules` bots.
 
-1. plays a goof-line card that fits, Aces first (a new pile never collides);
-2. else the waste top, else the back-three card;
-3. else turns three cards; it waits only when it can do nothing else.
+So each tick it predicts where every other seat aims (as a greedy player
+does: a fitting goof-line card, else the waste top, else the back-three
+card, at random among equals) and weighs each of its own plays by
 
-Among plays of the same kind it first plays a card that another seat could
-also put on that pile this tick (the same card of their deck, face up in
-their line, waste top or back-three card): that chance goes if it waits,
-while a card nobody else can play stays playable next tick. Then a card
-whose successor it also holds face up, so it can follow up next tick.
-In other games it plays like the `rules` bot.
+    P(win the pile) * (value + what the others lose) - DEFER * P(pile still free next tick) * value
+
+A play nobody else can make now keeps until the next tick, so it can wait;
+a contested one is won now or lost, and winning it also takes the pile from
+the seats that aimed there. An Ace starts a new pile and never collides.
+Among plays of equal worth it prefers a card whose successor it also holds
+face up, so it can follow up next tick. In other games it plays like the
+`rules` bot.
 """
 
 from __future__ import annotations
@@ -26,6 +32,14 @@ from bots.base import Bot, Turn
 from bots.rules import RulesBot
 
 _RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+LINE_VALUE = 3.0
+"""A goof-line card played: +1 in the area and one card fewer in the goof pile (+2)."""
+WASTE_VALUE = 1.0
+"""A waste or back-three card played: +1 in the area."""
+DEFER = 0.7
+"""What a play still available next tick is worth now, as a share of its value."""
+FOLLOW_UP = 0.01
+"""A tie-breaker: a play whose successor the racer holds face up."""
 
 
 def _next_card(card: str) -> str | None:
@@ -44,33 +58,87 @@ def _visible(entry: dict[str, Any]) -> set[str]:
     return cards
 
 
+def _targets(card: str, waiting: dict[str, list[str]]) -> list[str]:
+    """Where `card` may go: "new" for an Ace, else the piles waiting for it ("p3")."""
+    return ["new"] if card[:-1] == "A" else waiting.get(card, [])
+
+
+def _aims(entry: dict[str, Any], waiting: dict[str, list[str]]) -> dict[str, tuple[float, float]]:
+    """Per pile, the chance a greedy seat aims there this tick and what the play is worth."""
+    tiers = [[card.partition("@")[0] for card in entry["line"]]]
+    for key in ("waste_top", "back_three"):
+        if entry[key] is not None:
+            tiers.append([entry[key].partition("@")[0]])
+    for number, cards in enumerate(tiers):
+        plays = [target for card in cards for target in _targets(card, waiting)]
+        if plays:
+            value = LINE_VALUE if number == 0 else WASTE_VALUE
+            aims: dict[str, tuple[float, float]] = {}
+            for target in plays:
+                if target != "new":
+                    chance, _ = aims.get(target, (0.0, value))
+                    aims[target] = (chance + 1.0 / len(plays), value)
+            return aims
+    return {}
+
+
+def _contest(
+    target: str, others: list[dict[str, tuple[float, float]]]
+) -> tuple[float, float, float]:
+    """(chance to win `target`, chance another seat aims there, what the others stand to lose).
+
+    The seats aiming at one pile are served in a random order, so with k
+    rivals the racer wins with chance 1 / (k + 1).
+    """
+    rivals = [1.0]  # rivals[k]: the chance that exactly k other seats aim at `target`
+    stake = 0.0
+    for aims in others:
+        chance, value = aims.get(target, (0.0, 0.0))
+        stake += chance * value
+        rivals = [
+            (rivals[k] if k < len(rivals) else 0.0) * (1 - chance)
+            + (rivals[k - 1] * chance if k > 0 else 0.0)
+            for k in range(len(rivals) + 1)
+        ]
+    win = sum(share / (k + 1) for k, share in enumerate(rivals))
+    return win, 1.0 - rivals[0], stake
+
+
 def choose(turn: Turn, rng: random.Random) -> str:
     """The action for this Goof tick, from the observation and the legal notations."""
     plays = [action for action in turn.legal if ">" in action]
     if not plays:
         return "turn" if "turn" in turn.legal else "wait"
+    if len(plays) == 1:
+        return plays[0]
     observation = turn.observation
     me = observation["tableau"][turn.seat]
     line = {card.partition("@")[0] for card in me["line"]}
-    waste_top = me["waste_top"].partition("@")[0] if me["waste_top"] else None
+    waiting: dict[str, list[str]] = {}
+    for pile in observation["piles"]:
+        follow = _next_card(pile["top"].partition("@")[0])
+        if follow is not None:
+            waiting.setdefault(follow, []).append(f"p{pile['id']}")
+    others = [
+        _aims(entry, waiting) for entry in observation["tableau"] if entry["seat"] != turn.seat
+    ]
     mine = _visible(me)
-    # What the others could aim at each pile this tick: the card a pile waits for.
-    wanted: dict[str, int] = {}
-    for entry in observation["tableau"]:
-        if entry["seat"] != turn.seat:
-            for card in _visible(entry):
-                wanted[card] = wanted.get(card, 0) + 1
 
-    def key(action: str) -> tuple[int, bool, int, int, float]:
+    def worth(action: str) -> tuple[float, float]:
         card, _, target = action.partition(">")
-        tier = 0 if card in line else 1 if card == waste_top else 2
-        # A card others can also play must go now or never; an uncontested one keeps.
-        contention = 0 if target == "new" else wanted.get(card, 0)
+        value = LINE_VALUE if card in line else WASTE_VALUE
+        if target == "new":
+            win, contested, stake = 1.0, 0.0, 0.0
+        else:
+            win, contested, stake = _contest(target, others)
+        # What the others lose counts against each of them, so it is shared out.
+        now = win * (value + stake / max(1, len(others)))
+        later = DEFER * (1.0 - contested) * value
         follow = _next_card(card)
-        chain = 1 if follow is not None and follow in mine else 0
-        return (tier, target != "new", -contention, -chain, rng.random())
+        bonus = FOLLOW_UP if follow is not None and follow in mine else 0.0
+        return (now - later + bonus, rng.random())
 
-    return min(plays, key=key)
+    return max(plays, key=worth)
 
 
 class RacerBot(Bot):

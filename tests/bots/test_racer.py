@@ -1,11 +1,15 @@
-"""The `racer` bot for Goof: never waits when it can act, plays its goof line first."""
+"""The `racer` bot for Goof: never waits when it can act; weighs contested piles."""
 
 from __future__ import annotations
 
+import random
+from typing import Any
+
 import bots
 import games
+from bots.base import Turn
 from bots.local import turn_for
-from bots.racer import RacerBot
+from bots.racer import RacerBot, choose
 
 
 def test_never_waits_when_it_can_act() -> None:
@@ -23,13 +27,51 @@ def test_never_waits_when_it_can_act() -> None:
             plays = [a for a in turn.legal if ">" in a]
             if plays:
                 assert ">" in action, "a card that fits always goes before turning"
-                line = {c.partition("@")[0] for c in turn.observation["tableau"][seat]["line"]}
-                if any(a.partition(">")[0] in line for a in plays):
-                    assert action.partition(">")[0] in line, "the goof line goes first"
             actions[seat] = action
             checked += 1
         state.apply_tick(actions)
     assert checked >= 3000 or state.is_over()
+
+
+def entry(seat: int, line: list[str], waste_top: str | None = None) -> dict[str, Any]:
+    return {
+        "seat": seat,
+        "line": [f"{card}@{seat}" for card in line],
+        "waste_top": None if waste_top is None else f"{waste_top}@{seat}",
+        "back_three": None,
+    }
+
+
+def goof_turn(tableau: list[dict[str, Any]], piles: dict[int, str], legal: list[str]) -> Turn:
+    """Seat 0's turn at a hand-made table: `piles` maps pile ids to their top cards."""
+    observation = {
+        "tableau": tableau,
+        "piles": [{"id": pile, "top": f"{top}@1"} for pile, top in piles.items()],
+    }
+    return Turn(
+        game="goof", seat=0, players=len(tableau), observation=observation, legal=(*legal, "turn")
+    )
+
+
+def test_an_uncontested_goof_line_card_goes_first() -> None:
+    # Both plays are safe this tick: the goof-line card (worth more) goes first.
+    turn = goof_turn(
+        [entry(0, ["5H", "KS", "QS", "JS"], waste_top="3C"), entry(1, ["9D", "9S", "8S", "7S"])],
+        {0: "4H", 1: "2C"},
+        ["5H>p0", "3C>p1"],
+    )
+    assert {choose(turn, random.Random(seed)) for seed in range(20)} == {"5H>p0"}
+
+
+def test_a_pile_another_seat_is_about_to_take_goes_first() -> None:
+    # Seat 1 is about to put its goof-line 3C on pile 1: the racer's waste 3C
+    # must go now or never, while its 5H on pile 0 will still fit next tick.
+    turn = goof_turn(
+        [entry(0, ["5H", "KS", "QS", "JS"], waste_top="3C"), entry(1, ["3C", "9S", "8S", "7S"])],
+        {0: "4H", 1: "2C"},
+        ["5H>p0", "3C>p1"],
+    )
+    assert {choose(turn, random.Random(seed)) for seed in range(20)} == {"3C>p1"}
 
 
 def test_other_games_play_like_rules() -> None:
