@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -104,6 +105,11 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.set_defaults(run=run_compare)
 
 
+def _ignore_sigint() -> None:
+    # Ctrl-C is the parent's to handle: it stops the pool and says so once.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _deal(job: tuple[str, list[str], int, dict[str, object], float]) -> list[list[int]]:
     game, names, seed, options, budget = job
     os.environ[BUDGET_ENV] = repr(budget)
@@ -126,7 +132,8 @@ def run_compare(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     rankings: list[Ranking] = []
     clusters: list[int] = []
-    with ProcessPoolExecutor(max_workers=min(args.jobs, args.deals)) as pool:
+    pool = ProcessPoolExecutor(max_workers=min(args.jobs, args.deals), initializer=_ignore_sigint)
+    try:
         for number, deal in enumerate(pool.map(_deal, jobs), start=1):
             for ranks in deal:
                 rankings.append(list(enumerate(ranks)))
@@ -137,6 +144,11 @@ def run_compare(args: argparse.Namespace) -> int:
                     )
             if sys.stderr.isatty():
                 print(f"\rdeal {number}/{args.deals}", end="", file=sys.stderr, flush=True)
+    except KeyboardInterrupt:
+        pool.shutdown(wait=False, cancel_futures=True)
+        print(f"\ninterrupted after {len(set(clusters))} deals", file=sys.stderr)
+        return 130
+    pool.shutdown()
     if sys.stderr.isatty():
         print(file=sys.stderr)
     fit = plackett_luce(len(labels), rankings, clusters=clusters)
