@@ -30,6 +30,7 @@ from __future__ import annotations
 import os
 import random
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from bots import racer
@@ -50,6 +51,10 @@ CONFIDENCE = 1.0
 """Standard errors by which a searched action must beat the rules bot's choice."""
 EPSILON = 0.1
 """How often a playout move is random instead of the rule of thumb."""
+RANK_WEIGHT = {"golden10": 30.0, "goodge": 250.0}
+"""What a place in the final standings is worth, in the game's points, when the
+round being searched ends the game: about a whole round's points, so the place
+comes first and the points break ties. Tables rank bots by place, not points."""
 
 
 def _budget_from_env() -> float:
@@ -99,13 +104,14 @@ def _golden10_move(legal: list[Action], trick: list[int], players: int, rng: ran
 
 
 def _golden10_playout(
-    state: golden10.Golden10State, trick: list[int], seat: int, rng: random.Random
+    state: golden10.Golden10State, trick: list[int], seat: int, rng: random.Random, final: bool
 ) -> float:
     """Play the round out; the seat's round score (red points, the yellow 10 -10), negated.
 
     The red points of a round are a fixed sum, so the seat's own share is what
     matters. The floor at 0 is left out on purpose: it flattens the outcome
-    and in a small trial made the search weaker.
+    and in a small trial made the search weaker. In the `final` round the
+    seat's place in the final standings counts too (`_standing`).
     """
     players = state.players
     start = state.round
@@ -120,7 +126,12 @@ def _golden10_playout(
     assert last is not None
     red_points = last["red_points"]
     assert isinstance(red_points, list)
-    return -float(red_points[seat] - (10 if last["yellow10"] == seat else 0))
+    value = -float(red_points[seat] - (10 if last["yellow10"] == seat else 0))
+    if final:
+        totals = last["scores"]
+        assert isinstance(totals, list)
+        value += RANK_WEIGHT["golden10"] * _standing(totals, seat, lower_wins=True)
+    return value
 
 
 # --------------------------------------------------------------------------
@@ -253,6 +264,26 @@ def _goodge_playout(
     return [a - b for a, b in zip(state.scores, before, strict=True)]
 
 
+def _standing(totals: Sequence[float], seat: int, lower_wins: bool) -> float:
+    """The share of the other seats that `seat` finishes ahead of: 1 first, 0 last, ties half."""
+    mine = totals[seat]
+    beaten = 0.0
+    for other, total in enumerate(totals):
+        if other == seat:
+            continue
+        if total == mine:
+            beaten += 0.5
+        elif (total > mine) == lower_wins:
+            beaten += 1.0
+    return beaten / (len(totals) - 1)
+
+
+def _goodge_decides(scores: Sequence[int], round_number: int, max_rounds: int) -> bool:
+    """Whether the game ends with these scores after round `round_number` (the rules' test)."""
+    best = max(scores)
+    return (best >= goodge.TARGET and scores.count(best) == 1) or round_number >= max_rounds
+
+
 def _relative(deltas: list[int], seat: int) -> float:
     """The seat's score change minus the average of the others'."""
     others = (sum(deltas) - deltas[seat]) / (len(deltas) - 1)
@@ -360,6 +391,8 @@ class SearchBot(Bot):
             totals = [[] for _ in actions]
             template = _goodge_context(observation)
             phase = observation["phase"]
+            round_number = observation["round"]
+            max_rounds = observation["options"]["max_rounds"]
             while not self._enough(samples, deadline):
                 root = _goodge_state(observation, rng)
                 for i, action in enumerate(actions):
@@ -373,12 +406,18 @@ class SearchBot(Bot):
                         ctx.after(action, players)
                     state = root.clone(this_round_only=True)
                     state.apply(seat, action)
-                    totals[i].append(_relative(_goodge_playout(state, ctx, rng), seat))
+                    value = _relative(_goodge_playout(state, ctx, rng), seat)
+                    if _goodge_decides(state.scores, round_number, max_rounds):
+                        value += RANK_WEIGHT["goodge"] * _standing(
+                            state.scores, seat, lower_wins=False
+                        )
+                    totals[i].append(value)
                 samples += 1
         else:
             cards = [golden10.TABLE.parse(name) for name in turn.legal]
             totals = [[] for _ in cards]
             base = [int(golden10.TABLE.parse(name)) for _, name in observation["trick"]]
+            final = observation["round"] == observation["rounds"]
             while not self._enough(samples, deadline):
                 g10 = _golden10_state(observation, rng)
                 for i, card in enumerate(cards):
@@ -387,7 +426,7 @@ class SearchBot(Bot):
                         trick = []
                     copy = g10.clone(this_round_only=True)
                     copy.apply(seat, card)
-                    totals[i].append(_golden10_playout(copy, trick, seat, rng))
+                    totals[i].append(_golden10_playout(copy, trick, seat, rng, final))
                 samples += 1
         self.samples_last_move = samples
         return turn.legal[_pick(totals, turn.legal.index(self._rules.act(turn)))]

@@ -10,7 +10,7 @@ import pytest
 import bots
 import games
 from bots.local import play_game, turn_for
-from bots.search import BUDGET_ENV, SearchBot
+from bots.search import BUDGET_ENV, SearchBot, _goodge_decides, _standing
 
 BUDGET_S = 0.05
 # Generous: the machine may be loaded; the point is that the bot stops by itself.
@@ -83,3 +83,15 @@ def test_beats_random_at_golden10() -> None:
     assert games_played == 20
     assert better >= 14, better
     assert search_points < 0.6 * random_points, (search_points, random_points)
+
+
+def test_the_last_round_is_searched_for_places() -> None:
+    # Places: 1 for first, 0 for last, shared when level; lowest total wins Golden 10.
+    assert _standing([10, 20, 30, 40], 0, lower_wins=True) == 1.0
+    assert _standing([10, 20, 30, 40], 0, lower_wins=False) == 0.0
+    assert _standing([10, 20, 20, 40], 1, lower_wins=True) == pytest.approx(1.5 / 3)
+    # A Goodge game ends when one player alone stands at 500 or more, or at the cap.
+    assert _goodge_decides([510, 480, 200], round_number=7, max_rounds=200)
+    assert not _goodge_decides([510, 510, 200], round_number=7, max_rounds=200)
+    assert not _goodge_decides([495, 480, 200], round_number=7, max_rounds=200)
+    assert _goodge_decides([95, 80, 20], round_number=200, max_rounds=200)
