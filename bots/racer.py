@@ -4,14 +4,21 @@ Goof is a race scored at the end of each round by the cards a seat put in
 the area (+1 each) and the cards left in its goof pile (-2 each), so a
 goof-line card that fits is worth about three points (it also uncovers a
 goof-pile card) and a waste card one. The racer never waits while it can
-act, and turns only when it has no play, like the `rules` bot. What it adds
-is judgement when two seats aim at one pile: in a tick, the first card to
-reach a pile takes it and the other play fails, costing its seat the tick.
-Nearly one play in nine fails that way among `rules` bots.
+act. It plays, in this order:
 
-So each tick it predicts where every other seat aims (as a greedy player
-does: a fitting goof-line card, else the waste top, else the back-three
-card, at random among equals) and weighs each of its own plays by
+1. a goof-line card that fits (it empties the goof pile);
+2. a waste-top or back-three card that opens a pile for one of its own
+   goof-line cards (it helps empty the goof pile next tick);
+3. any other card that fits;
+4. else it turns three cards (it waits only when it can do nothing else).
+
+What it adds to the `rules` bot is judgement within each step when seats
+aim at one pile: in a tick, the first card to reach a pile takes it and the
+other play fails, costing its seat the tick (nearly one play in nine fails
+that way among `rules` bots). Each tick it predicts where every other seat
+aims (as a greedy player does: a fitting goof-line card, else the waste
+top, else the back-three card, at random among equals) and weighs each of
+its plays by
 
     P(win the pile) * (value + what the others lose) - DEFER * P(pile still free next tick) * value
 
@@ -124,9 +131,11 @@ def choose(turn: Turn, rng: random.Random) -> str:
     ]
     mine = _visible(me)
 
-    def worth(action: str) -> tuple[float, float]:
+    def worth(action: str) -> tuple[int, float, float]:
         card, _, target = action.partition(">")
+        follow = _next_card(card)
         value = LINE_VALUE if card in line else WASTE_VALUE
+        step = 0 if card in line else 1 if follow is not None and follow in line else 2
         if target == "new":
             win, contested, stake = 1.0, 0.0, 0.0
         else:
@@ -134,9 +143,8 @@ def choose(turn: Turn, rng: random.Random) -> str:
         # What the others lose counts against each of them, so it is shared out.
         now = win * (value + stake / max(1, len(others)))
         later = DEFER * (1.0 - contested) * value
-        follow = _next_card(card)
         bonus = FOLLOW_UP if follow is not None and follow in mine else 0.0
-        return (now - later + bonus, rng.random())
+        return (-step, now - later + bonus, rng.random())
 
     return max(plays, key=worth)
 

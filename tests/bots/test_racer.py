@@ -27,6 +27,9 @@ def test_never_waits_when_it_can_act() -> None:
             plays = [a for a in turn.legal if ">" in a]
             if plays:
                 assert ">" in action, "a card that fits always goes before turning"
+                line = {c.partition("@")[0] for c in turn.observation["tableau"][seat]["line"]}
+                if any(a.partition(">")[0] in line for a in plays):
+                    assert action.partition(">")[0] in line, "the goof line goes first"
             actions[seat] = action
             checked += 1
         state.apply_tick(actions)
@@ -63,15 +66,39 @@ def test_an_uncontested_goof_line_card_goes_first() -> None:
     assert {choose(turn, random.Random(seed)) for seed in range(20)} == {"5H>p0"}
 
 
-def test_a_pile_another_seat_is_about_to_take_goes_first() -> None:
-    # Seat 1 is about to put its goof-line 3C on pile 1: the racer's waste 3C
-    # must go now or never, while its 5H on pile 0 will still fit next tick.
+def test_the_goof_line_goes_first_even_before_a_contested_waste_card() -> None:
+    # Seat 1 is about to put its goof-line 3C on pile 1, which the racer's
+    # waste 3C could also take: the racer's own goof line still comes first.
     turn = goof_turn(
         [entry(0, ["5H", "KS", "QS", "JS"], waste_top="3C"), entry(1, ["3C", "9S", "8S", "7S"])],
         {0: "4H", 1: "2C"},
         ["5H>p0", "3C>p1"],
     )
+    assert {choose(turn, random.Random(seed)) for seed in range(20)} == {"5H>p0"}
+
+
+def test_of_two_goof_line_cards_the_contested_one_goes_first() -> None:
+    # Seat 1 is about to take pile 1 with its 3C; the racer's 5H on pile 0
+    # will still fit next tick, its 3C would not.
+    turn = goof_turn(
+        [entry(0, ["5H", "3C", "QS", "JS"]), entry(1, ["3C", "9S", "8S", "7S"])],
+        {0: "4H", 1: "2C"},
+        ["5H>p0", "3C>p1"],
+    )
     assert {choose(turn, random.Random(seed)) for seed in range(20)} == {"3C>p1"}
+
+
+def test_a_card_that_opens_its_own_goof_line_goes_before_other_waste() -> None:
+    # The waste 8S opens pile 0 for the goof-line 9S; the back-three 3C
+    # only scores a point, and seat 1 wants pile 1 too.
+    me = entry(0, ["9S", "KH", "QH", "JH"], waste_top="8S")
+    me["back_three"] = "3C@0"
+    turn = goof_turn(
+        [me, entry(1, ["3C", "9D", "8D", "7D"])],
+        {0: "7S", 1: "2C"},
+        ["8S>p0", "3C>p1"],
+    )
+    assert {choose(turn, random.Random(seed)) for seed in range(20)} == {"8S>p0"}
 
 
 def test_other_games_play_like_rules() -> None:
