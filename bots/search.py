@@ -8,7 +8,8 @@ average round outcome for its seat, over as many draws as its time budget
 allows (the same draws serve every action, so they are compared fairly):
 
 - Golden 10: the fewest red points taken in the round (the yellow 10 counts -10);
-- Goodge: the seat's score change in the round minus the others' average.
+- Goodge: the seat's score change in the round minus the others' average;
+- when the round ends the game, the seat's final place first (`RANK_WEIGHT`).
 
 It keeps the `rules` bot's choice unless another action is ahead of it by
 more than one standard error of the draw-by-draw difference: with few draws
