@@ -21,7 +21,7 @@ from typing import Any
 
 import bots
 import games
-from arena_cli.env import add_env_option
+from arena_cli.env import add_env_option, add_rules_option
 from bots.local import play_rotations
 from bots.search import BUDGET_ENV
 from ladder.ratings import Ranking, plackett_luce
@@ -89,13 +89,7 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         type=_positive_seconds,
         metavar="S",
     )
-    parser.add_argument(
-        "--option",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="a rules option, repeatable (see docs/rules/GAME.md)",
-    )
+    add_rules_option(parser)
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object instead of a table"
     )

@@ -1,4 +1,4 @@
-"""Flags whose defaults come from ARENA_* environment variables."""
+"""Flags shared by the `arena` commands, most with defaults from ARENA_* variables."""
 
 from __future__ import annotations
 
@@ -69,4 +69,15 @@ def add_database(parser: argparse.ArgumentParser) -> None:
         default=env("DATABASE_URL", DEFAULT_DATABASE_URL),
         metavar="URL",
         help=f"SQLAlchemy database URL (env ARENA_DATABASE_URL; default {DEFAULT_DATABASE_URL})",
+    )
+
+
+def add_rules_option(parser: argparse.ArgumentParser) -> None:
+    """--option KEY=VALUE, repeatable: a rules option of the game (`games.parse_option_pairs`)."""
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a rules option, repeatable (see docs/rules/GAME.md), e.g. --option one_high=false",
     )

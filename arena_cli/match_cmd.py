@@ -10,7 +10,7 @@ import uuid
 from typing import Any
 
 import games
-from arena_cli.env import add_admin_token, add_referee
+from arena_cli.env import add_admin_token, add_referee, add_rules_option
 from bots.sdk import channel, metadata
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
@@ -35,9 +35,7 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "--deadline-ms", type=int, default=1000, help="per-move deadline (default 1000)"
     )
     run.add_argument("--seed", type=int, help="seed of the deal (default random)")
-    run.add_argument(
-        "--option", action="append", default=[], metavar="KEY=VALUE", help="a rules option"
-    )
+    add_rules_option(run)
     run.add_argument(
         "--match-id", help="the match id (default a new one; the same id never plays twice)"
     )

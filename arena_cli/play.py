@@ -10,6 +10,7 @@ from typing import Any
 
 import bots
 import games
+from arena_cli.env import add_rules_option
 from bots.local import play_game
 
 
@@ -97,13 +98,7 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.add_argument(
         "--seed", type=int, default=1, help="seed of the deal and the bots (default 1)"
     )
-    parser.add_argument(
-        "--option",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="a rules option, repeatable (see docs/rules/GAME.md), e.g. --option one_high=false",
-    )
+    add_rules_option(parser)
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object instead of a table"
     )

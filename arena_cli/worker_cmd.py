@@ -17,7 +17,14 @@ import tempfile
 from typing import TYPE_CHECKING, Any
 
 import games
-from arena_cli.env import add_admin_token, add_database, add_env_option, add_referee, env
+from arena_cli.env import (
+    add_admin_token,
+    add_database,
+    add_env_option,
+    add_referee,
+    add_rules_option,
+    env,
+)
 
 if TYPE_CHECKING:
     from ladder.store import Store
@@ -227,9 +234,7 @@ def _add_tournament(commands: argparse._SubParsersAction[argparse.ArgumentParser
         help='run it on a cron schedule, UTC, e.g. "0 3 * * *" (a template: nothing runs now)',
     )
     create.add_argument("--seed", type=int, help="seed of the plan and the deals (default random)")
-    create.add_argument(
-        "--option", action="append", default=[], metavar="KEY=VALUE", help="a rules option"
-    )
+    add_rules_option(create)
     create.add_argument(
         "--max-matches",
         type=int,
