@@ -14,7 +14,8 @@ class Turn:
 
     `observation` is the game's per-seat view (see docs/rules/ for its keys);
     `legal` holds the notations of the actions allowed now, e.g. `"bid:55"`
-    or `"7H>p3"`. The bot answers with one of them.
+    or `"7H>p3"`. The bot answers with one of them. `deadline_s` is the time
+    the referee gives this move, in seconds (None in local games: no clock).
     """
 
     game: str
@@ -22,6 +23,7 @@ class Turn:
     players: int
     observation: dict[str, Any]
     legal: tuple[str, ...]
+    deadline_s: float | None = None
 
 
 class Bot(ABC):

@@ -83,6 +83,7 @@ def turn_from(act: pb.Act) -> Turn:
         players=act.observation.players,
         observation=observation,
         legal=tuple(action.text for action in act.legal),
+        deadline_s=act.deadline_ms / 1000 if act.deadline_ms > 0 else None,
     )
 
 

@@ -21,9 +21,11 @@ bring beats what a defender takes in the same games by a margin; else it
 passes. In Goof it plays like the `racer` bot.
 
 `time_budget_s` (default 0.2 s, or the environment variable
-ARENA_SEARCH_BUDGET_S) bounds the thinking per move; the bot stops drawing
-at 80% of it. `max_samples` (default None: no limit) bounds the draws, which
-makes the bot deterministic given its seed, for tests and reproducible runs.
+ARENA_SEARCH_BUDGET_S) bounds the thinking per move, and so does half the
+move's deadline when the referee gives one (`turn.deadline_s`); the bot
+stops drawing at 80% of that. `max_samples` (default None: no limit) bounds
+the draws, which makes the bot deterministic given its seed, for tests and
+reproducible runs.
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ DEFAULT_BUDGET_S = 0.2
 BUDGET_ENV = "ARENA_SEARCH_BUDGET_S"
 USE_OF_BUDGET = 0.8
 """The share of the budget spent drawing; the rest is margin for the answer."""
+SHARE_OF_DEADLINE = 0.5
+"""At most this share of the move's deadline is budget: the answer must also travel."""
 BID_MARGIN = 10.0
 """Points by which bidding must beat defending, on average, for the bot to bid."""
 MIN_BID_DRAWS = 16
@@ -368,7 +372,10 @@ class SearchBot(Bot):
             return racer.choose(turn, self.rng)
         if len(turn.legal) == 1:
             return turn.legal[0]
-        deadline = time.perf_counter() + USE_OF_BUDGET * self.time_budget_s
+        budget = self.time_budget_s
+        if turn.deadline_s is not None:
+            budget = min(budget, SHARE_OF_DEADLINE * turn.deadline_s)
+        deadline = time.perf_counter() + USE_OF_BUDGET * budget
         if turn.game == "goodge" and turn.observation["phase"] == "bid":
             return self._bid(turn, deadline)
         if turn.game in ("goodge", "golden10"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 
@@ -46,6 +47,17 @@ def test_answers_a_legal_action_within_its_budget(game: str, players: int) -> No
         action = bot.act(turn)
         assert action in turn.legal
         assert time.perf_counter() - started < BUDGET_S + MARGIN_S
+
+
+def test_a_short_move_deadline_cuts_the_budget() -> None:
+    # Thinking 10 s a move is allowed, but the referee gives each move 0.2 s:
+    # the bot keeps to half of that, well inside the deadline.
+    bot = SearchBot(3, time_budget_s=10.0)
+    for turn in turns_of_every_phase("goodge", 4, 17):
+        timed = dataclasses.replace(turn, deadline_s=0.2)
+        started = time.perf_counter()
+        assert bot.act(timed) in turn.legal
+        assert time.perf_counter() - started < 0.1 + MARGIN_S
 
 
 def test_budget_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
