@@ -437,11 +437,14 @@ def plackett_luce(
         value = -loglik + 0.5 * ridge * float(theta @ theta)
         return value, basis.T @ (-grad + ridge * theta)
 
-    def hessian(phi: FloatArray) -> FloatArray:
-        theta = basis @ phi
+    def information(theta: FloatArray) -> FloatArray:
+        """The observed information: the Hessian of the penalised negative log-likelihood."""
         _, _, hess = _log_likelihood_parts(stages, theta, with_hessian=True)
         assert hess is not None
-        return basis.T @ (-hess + ridge * np.eye(n_items)) @ basis
+        return -hess + ridge * np.eye(n_items)
+
+    def hessian(phi: FloatArray) -> FloatArray:
+        return basis.T @ information(basis @ phi) @ basis
 
     result = scipy.optimize.minimize(
         objective,
@@ -454,7 +457,8 @@ def plackett_luce(
     phi = np.asarray(result.x, dtype=np.float64)
     theta = basis @ phi
     loglik, _, _ = _log_likelihood_parts(stages, theta, with_hessian=False)
-    inverse = np.linalg.inv(hessian(phi))
+    observed = information(theta)
+    inverse = np.linalg.inv(basis.T @ observed @ basis)
     if clusters is not None and len(set(clusters)) > 1:
         if len(clusters) != len(rankings):
             raise ValueError("clusters must give one label per ranking")
@@ -462,10 +466,7 @@ def plackett_luce(
         count = len(scores)
         meat = scores.T @ scores * (count / (count - 1))
         inverse = inverse @ meat @ inverse
-    _, _, hess = _log_likelihood_parts(stages, theta, with_hessian=True)
-    assert hess is not None
-    information = np.diag(-hess) + ridge
-    weights = information / information.sum()
+    weights = np.diag(observed) / np.trace(observed)
     centring = np.eye(n_items) - np.outer(np.ones(n_items), weights)
     theta = centring @ theta
     covariance = centring @ basis @ inverse @ basis.T @ centring.T
