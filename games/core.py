@@ -6,9 +6,10 @@ and a state class that satisfies the `State` protocol.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol, TypedDict, runtime_checkable
+from typing import Any, ClassVar, Protocol, TypedDict, TypeVar, runtime_checkable
 
 JSON = Any
 """A value made of dicts, lists, strings, ints, floats, bools and None."""
@@ -167,6 +168,34 @@ def rank_scores(scores: Sequence[int], higher_is_better: bool = True) -> tuple[i
     """Competition ranks (1 is best, ties share) for the given scores."""
     sign = -1 if higher_is_better else 1
     return tuple(1 + sum(1 for other in scores if sign * other < sign * own) for own in scores)
+
+
+_Copied = TypeVar("_Copied")
+
+
+def copy_state(state: _Copied, with_rng: bool) -> _Copied:
+    """A copy of an engine's state for search: its lists copied, the rest shared.
+
+    The engines keep what a move changes in lists (of ints, bools and tuples)
+    and in plain values that a move replaces rather than changes, so copying
+    the lists is enough for the copy and the original to go their own ways.
+    The random generator's state is copied `with_rng`; otherwise the copy
+    gets a fresh generator, for a copy that deals no more.
+    """
+
+    def copied(value: object) -> object:
+        if isinstance(value, list):
+            return value[:]
+        if isinstance(value, random.Random):
+            fresh = random.Random()
+            if with_rng:
+                fresh.setstate(value.getstate())
+            return fresh
+        return value
+
+    new = object.__new__(type(state))
+    new.__dict__.update({name: copied(value) for name, value in vars(state).items()})
+    return new
 
 
 class GameLog(TypedDict):

@@ -38,6 +38,7 @@ from games.core import (
     OptionSpec,
     Result,
     choice_option,
+    copy_state,
     int_option,
     rank_scores,
 )
@@ -102,9 +103,8 @@ def _names(mask: int) -> list[str]:
 class Golden10State:
     """A game of Golden 10 in progress; see the module docstring and `games.core.State`."""
 
-    def __init__(
-        self, players: int, seed: int, options: Mapping[str, object], deal: object
-    ) -> None:
+    def _set_up(self, players: int, seed: int, options: Mapping[str, object]) -> None:
+        """What every state starts from: the options read, no moves, totals at 0, round 1."""
         self.spec = SPEC
         self.players = players
         self.seed = seed
@@ -120,6 +120,11 @@ class Golden10State:
         self._last_round: dict[str, JSON] | None = None
         self._over = False
         self._round = 1
+
+    def __init__(
+        self, players: int, seed: int, options: Mapping[str, object], deal: object
+    ) -> None:
+        self._set_up(players, seed, options)
         self._dealer = self._rng.randrange(players)
         if deal is not None:
             hands, left_over, dealer = _read_deal(deal, players)
@@ -376,18 +381,9 @@ class Golden10State:
         copy's game ends with the current round, as a search playout wants:
         no next deal is shuffled, and `last_round` then tells the outcome.
         """
-        new = object.__new__(Golden10State)
-        new.__dict__.update(self.__dict__)
-        new._rng = random.Random()
+        new = copy_state(self, with_rng=not this_round_only)
         if this_round_only:
             new._rounds = self._round
-        else:
-            new._rng.setstate(self._rng.getstate())
-        new._log = self._log[:]
-        new._totals = self._totals[:]
-        new._hands = self._hands[:]
-        new._won = self._won[:]
-        new._trick_winners = self._trick_winners[:]
         return new
 
     # -- messages ---------------------------------------------------------------
@@ -510,15 +506,7 @@ def state_from_observation(
         players,
     )
     state = object.__new__(Golden10State)
-    state.spec = SPEC
-    state.players = players
-    state.seed = seed
-    state.options = options
-    state._rounds = observation["rounds"]
-    state._floor_per_round = observation["yellow10_floor"] == "round"
-    state._rng = random.Random(seed)
-    state._deal_log = None
-    state._log = []
+    state._set_up(players, seed, options)
     state._totals = list(observation["scores"])
     last = observation["last_round"]
     state._last_round = (
@@ -526,7 +514,6 @@ def state_from_observation(
         if last is None
         else {key: list(v) if isinstance(v, list) else v for key, v in last.items()}
     )
-    state._over = False
     state._round = observation["round"]
     state._dealer = observation["dealer"]
     left_over = _mask_of(deal["left_over"])

@@ -41,6 +41,7 @@ from games.core import (
     Result,
     bool_option,
     choice_option,
+    copy_state,
     int_option,
     rank_scores,
 )
@@ -189,9 +190,8 @@ class GoodgeState:
     `scores` is the list of running totals, one per seat.
     """
 
-    def __init__(
-        self, players: int, seed: int, options: dict[str, object], deal: object = None
-    ) -> None:
+    def _set_up(self, players: int, seed: int, options: dict[str, object]) -> None:
+        """What every state starts from: the options read, no moves, scores at 0, round 1."""
         self.spec = SPEC
         self.players = players
         self.seed = seed
@@ -207,6 +207,11 @@ class GoodgeState:
         self.scores = [0] * players
         self._round = 1
         self._last_round: dict[str, JSON] | None = None
+
+    def __init__(
+        self, players: int, seed: int, options: dict[str, object], deal: object = None
+    ) -> None:
+        self._set_up(players, seed, options)
         self._dealer = self._rng.randrange(players)
         if deal is not None:
             hands, stash, dealer = _parse_deal(deal, players)
@@ -502,24 +507,9 @@ class GoodgeState:
         copy's game ends with the current round, as a search playout wants:
         no next deal is shuffled, and `last_round` then tells the outcome.
         """
-        new = object.__new__(GoodgeState)
-        new.__dict__.update(self.__dict__)
-        new._rng = random.Random()
+        new = copy_state(self, with_rng=not this_round_only)
         if this_round_only:
             new._max_rounds = self._round
-        else:
-            new._rng.setstate(self._rng.getstate())
-        new._moves = self._moves[:]
-        new.scores = self.scores[:]
-        new._hands = self._hands[:]
-        new._won = self._won[:]
-        new._taken = self._taken[:]
-        new._tricks_won = self._tricks_won[:]
-        new._bids = self._bids[:]
-        new._passed = self._passed[:]
-        new._trick = self._trick[:]
-        # Finished tricks are never changed, only appended to.
-        new._history = self._history[:]
         return new
 
     # -- views ----------------------------------------------------------------
@@ -696,18 +686,7 @@ def state_from_observation(
     players = observation["players"]
     options = SPEC.resolve_options(observation["options"], players)
     state = object.__new__(GoodgeState)
-    state.spec = SPEC
-    state.players = players
-    state.seed = seed
-    state.options = options
-    state._deal = None
-    state._rng = random.Random(seed)
-    state._strength = STRENGTH_ONE_HIGH if options["one_high"] else STRENGTH_TEN_HIGH
-    state._redeal = options["all_pass"] == "redeal"
-    max_rounds = options["max_rounds"]
-    assert isinstance(max_rounds, int)
-    state._max_rounds = max_rounds
-    state._moves = []
+    state._set_up(players, seed, options)
     state.scores = list(observation["scores"])
     state._round = observation["round"]
     last = observation["last_round"]
