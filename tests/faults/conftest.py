@@ -37,18 +37,15 @@ from ladder.models import (
 )
 from tests.conftest import service_missing
 from tests.referee.conftest import (
-    DEADLINE_MS,
-    GRACE_S,
-    MAX_STRIKES,
     PYTHON,
     REPO,
-    TIME_BANK_MS,
     BotHandle,
     Processes,
     RefereeProc,
     clean_env,
     free_port,
     launch_referee,
+    referee_command,
     wait_until,
 )
 from tests.workers.conftest import ARENA, Arena
@@ -314,29 +311,7 @@ class FaultArena(Arena):
         """A referee again on the same address and database (after the old one ended)."""
         self.referee_starts += 1
         name = f"referee-{self.referee_starts}"
-        proc = self.spawn(
-            name,
-            [
-                *ARENA,
-                "referee",
-                "--listen",
-                self.referee.address,
-                "--db",
-                self.db,
-                "--metrics-port",
-                "0",
-                "--deadline-ms",
-                str(DEADLINE_MS),
-                "--time-bank-ms",
-                str(TIME_BANK_MS),
-                "--grace-s",
-                str(GRACE_S),
-                "--max-strikes",
-                str(MAX_STRIKES),
-                "--shutdown-grace-s",
-                "1",
-            ],
-        )
+        proc = self.spawn(name, referee_command(self.referee.address, self.db))
         self.referee.proc = proc
         self.referee.log = self.workdir / f"{name}.log"
         from grpc_health.v1 import health_pb2

@@ -318,35 +318,39 @@ class RefereeProc:
         return self.matches.GetReplay(pb.GetMatchRequest(match_id=match_id), timeout=30)
 
 
+def referee_command(address: str, db: str, *extra: str) -> list[str]:
+    """`arena referee` on `address` and `db` with the tests' clock and strike settings."""
+    return [
+        PYTHON,
+        "-m",
+        "arena_cli.main",
+        "referee",
+        "--listen",
+        address,
+        "--db",
+        db,
+        "--metrics-port",
+        "0",
+        "--deadline-ms",
+        str(DEADLINE_MS),
+        "--time-bank-ms",
+        str(TIME_BANK_MS),
+        "--grace-s",
+        str(GRACE_S),
+        "--max-strikes",
+        str(MAX_STRIKES),
+        "--shutdown-grace-s",
+        "1",
+        *extra,
+    ]
+
+
 def launch_referee(workdir: Path, procs: Processes, *extra: str) -> RefereeProc:
     """Start `arena referee` on a free loopback port; wait until it serves."""
     port = free_port()
     address = f"127.0.0.1:{port}"
     proc = procs.start(
-        "referee",
-        [
-            PYTHON,
-            "-m",
-            "arena_cli.main",
-            "referee",
-            "--listen",
-            address,
-            "--db",
-            f"sqlite:///{workdir / 'arena.db'}",
-            "--metrics-port",
-            "0",
-            "--deadline-ms",
-            str(DEADLINE_MS),
-            "--time-bank-ms",
-            str(TIME_BANK_MS),
-            "--grace-s",
-            str(GRACE_S),
-            "--max-strikes",
-            str(MAX_STRIKES),
-            "--shutdown-grace-s",
-            "1",
-            *extra,
-        ],
+        "referee", referee_command(address, f"sqlite:///{workdir / 'arena.db'}", *extra)
     )
     referee = RefereeProc(address, proc, workdir / "referee.log", workdir, procs)
 
