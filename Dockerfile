@@ -13,6 +13,7 @@ RUN python -m venv /opt/arena
 WORKDIR /src
 # .dockerignore lets in only what the package needs.
 COPY . .
+# A plain install, no -e and no extras: `make smoke` checks that `arena` starts from the same.
 RUN /opt/arena/bin/pip install --upgrade "pip>=23" \
  && /opt/arena/bin/pip install .
 

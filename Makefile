@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test lint typecheck imports pytest demo bench clean proto
+.PHONY: test lint typecheck imports pytest smoke demo bench clean proto
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -12,7 +12,8 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-test: lint typecheck imports pytest
+# pytest last, so that its summary closes the output.
+test: lint typecheck imports smoke pytest
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -27,6 +28,12 @@ imports: $(STAMP)
 # pytest exits 5 when it collects no test; make fails on any non-zero status.
 pytest: $(STAMP)
 	$(BIN)/pytest
+
+# A plain `pip install .` (no -e, no extras) into a new virtualenv, from the files the
+# Docker build gets, then `arena --help`, `arena play` and a referee run from it: a
+# runtime import that only the dev tools bring in fails here (tools/smoke_install.sh).
+smoke:
+	PYTHON=$(PYTHON) bash tools/smoke_install.sh
 
 demo: $(STAMP)
 	$(BIN)/arena demo
