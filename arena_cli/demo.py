@@ -8,6 +8,9 @@ Embedded defaults need no server (SQLite, the filesystem broker); set
 ARENA_DATABASE_URL and ARENA_BROKER_URL to run it on PostgreSQL and Redis.
 With --serve everything keeps running, the continuous ladder on, until Ctrl-C.
 Every process it started is stopped before it exits.
+
+The data folder must be new, empty or an earlier demo's (which it marks):
+the demo never deletes anything it did not make.
 """
 
 from __future__ import annotations
@@ -38,6 +41,12 @@ from workers.tasks import CREATE_ROUND_ROBIN
 BOTS = ("rules", "rules", "rules", "random", "random", "random")
 LADDER_INTERVAL_S = "5"
 """With --serve, how often (seconds) the continuous ladder pairs the connected bots."""
+
+MARKER = ".arena-demo"
+"""The file by which a demo knows its own data folder again."""
+OWN = ("arena.db", "arena.db-journal", "arena.db-wal", "arena.db-shm", ".arena", "logs")
+"""What a demo leaves in its data folder (SQLite database, embedded broker, logs):
+all that reusing the folder deletes."""
 
 # Goof plays two rounds here instead of five so the demo takes about two minutes.
 TOURNAMENTS: tuple[tuple[str, int, dict[str, str]], ...] = (
@@ -82,7 +91,8 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.add_argument(
         "--data",
         default=".arena-demo",
-        help="folder for the demo's database, broker and logs (emptied first; default .arena-demo)",
+        help="folder for the demo's database, broker and logs: new, empty, or an earlier demo's "
+        "(whose database and logs are deleted first); default .arena-demo",
     )
     parser.add_argument(
         "--matches",
@@ -90,7 +100,12 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         default=15,
         help="at most this many matches per tournament (default 15: every combination of the six bots)",
     )
-    parser.add_argument("--seed", type=int, default=1, help="seed of the tournaments (default 1)")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="seed of the tournaments' plans and deals; default: secret seeds drawn at random",
+    )
     parser.add_argument(
         "--deadline-ms", type=int, default=500, help="per-move deadline (default 500)"
     )
@@ -103,14 +118,38 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.set_defaults(run=run_demo)
 
 
+def prepare_data(data: Path) -> None:
+    """Make `data` ready for a demo, or refuse it (ValueError) having deleted nothing.
+
+    A missing or empty folder is used; an earlier demo's (it holds MARKER) is
+    emptied of the demo's own things (OWN), anything else in it is kept.
+    """
+    unused = not data.exists() or (data.is_dir() and not any(data.iterdir()))
+    if not (unused or (data / MARKER).is_file()):
+        raise ValueError(
+            f"--data {data} is not empty and is not an earlier demo's folder "
+            f"(no {MARKER} file): refusing to touch it; give a new or empty folder"
+        )
+    for name in OWN:
+        path = data / name
+        # A symbolic link is removed, never followed.
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink(missing_ok=True)
+    (data / "logs").mkdir(parents=True)
+    (data / MARKER).write_text(
+        "Made by `arena demo`: a later demo here deletes the database, broker and logs.\n"
+    )
+
+
 def run_demo(args: argparse.Namespace) -> int:
     """Run the demo; 0 when every tournament finished."""
     if args.matches < 1:
         raise ValueError("--matches must be at least 1")
     console = Console()
     data = Path(args.data).resolve()
-    shutil.rmtree(data, ignore_errors=True)
-    (data / "logs").mkdir(parents=True)
+    prepare_data(data)
     database_url = env("DATABASE_URL") or f"sqlite:///{data / 'arena.db'}"
     broker_url = env("BROKER_URL")
     ports = Ports(
@@ -244,7 +283,8 @@ def _create_tournaments(
                 deadline_ms=args.deadline_ms,
                 name=f"demo {game}-{players}p",
                 options=dict(options),
-                seed=args.seed * 100 + number,
+                # None: the tournament draws secret seeds, so no two demos deal alike.
+                seed=None if args.seed is None else args.seed * 100 + number,
                 max_matches=args.matches,
             )
             app.enqueue(CREATE_ROUND_ROBIN, tournament_id)
