@@ -121,6 +121,8 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
 
 async def serve(settings: RefereeSettings) -> int:
     """Run a referee until SIGTERM or SIGINT; exit status 0 after a clean stop."""
+    # Before the metrics port opens: a referee refused its settings never listens.
+    settings.check()
     metrics = RefereeMetrics.create()
     host = settings.listen.rsplit(":", 1)[0]
     if settings.metrics_port:

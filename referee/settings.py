@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 
 
 @dataclass(frozen=True)
@@ -21,7 +25,8 @@ class RefereeSettings:
     an Error; after `flood_limit` dropped ones (the allowance refills over
     10 s) the stream ends RESOURCE_EXHAUSTED. `registrations_per_minute` per
     peer address (an admin-token caller is exempt when the referee has an
-    admin token); `max_message_bytes` for any message a client sends
+    admin token); `reads_per_minute` per peer address for GetMatch,
+    GetReplay and WatchMatch (the same exemption); `max_message_bytes` for any message a client sends
     (beyond it: RESOURCE_EXHAUSTED).
     """
 
@@ -40,6 +45,7 @@ class RefereeSettings:
     stray_messages_per_second: float = 200.0
     flood_limit: int = 1000
     registrations_per_minute: int = 60
+    reads_per_minute: int = 600
     shutdown_grace_s: float = 10.0
     tls_cert: str | None = None
     tls_key: str | None = None
@@ -63,7 +69,11 @@ class RefereeSettings:
         return self.loopback or self.admin_token is None
 
     def check(self) -> None:
-        """Refuse settings that would leave the referee open or broken."""
+        """Refuse settings that would leave the referee open or broken (ValueError).
+
+        Cheap enough to run before any port is opened, so that a referee that
+        cannot start never listens, not even for a moment.
+        """
         if self.admin_token is None and not self.loopback:
             raise ValueError(
                 f"listening on {self.listen} (not loopback) needs an admin token: "
@@ -71,6 +81,20 @@ class RefereeSettings:
             )
         if (self.tls_cert is None) != (self.tls_key is None):
             raise ValueError("TLS needs both a certificate and a key")
+        for what, path in (("certificate", self.tls_cert), ("key", self.tls_key)):
+            if path is not None:
+                try:
+                    Path(path).read_bytes()
+                except OSError as error:
+                    raise ValueError(
+                        f"cannot read the TLS {what} {path}: {error.strerror}"
+                    ) from None
+        # ArgumentError: unparsable, or an unknown dialect; ValueError: a port that is no
+        # number. The message leaves the URL out: it may hold a password.
+        try:
+            make_url(self.database_url).get_dialect()
+        except (ArgumentError, ValueError) as error:
+            raise ValueError(f"the database URL is not one SQLAlchemy can use: {error}") from None
         if self.max_strikes < 1 or self.grace_s < 0 or self.default_deadline_ms < 1:
             raise ValueError("max_strikes >= 1, grace >= 0 and a positive deadline are required")
         if self.max_message_bytes < 1024:
@@ -81,6 +105,7 @@ class RefereeSettings:
                 self.stray_messages_per_second,
                 self.flood_limit,
                 self.registrations_per_minute,
+                self.reads_per_minute,
             )
             < 0
         ):
