@@ -10,6 +10,10 @@ from arena_cli.env import add_database, add_env_option, env
 
 DEFAULT_PORT = 8000
 DEFAULT_HOST = "127.0.0.1"
+# ladder.web.security's defaults, repeated so that `arena --help` need not load
+# the web stack (tests/cli/test_web_cmd.py checks they agree).
+DEFAULT_API_RATE = 20.0
+DEFAULT_API_BURST = 60
 
 
 def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -38,6 +42,24 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         float,
         metavar="S",
     )
+    add_env_option(
+        parser,
+        "--api-rate",
+        "WEB_API_RATE",
+        DEFAULT_API_RATE,
+        "JSON API requests a second each client address may make on average; beyond it 429",
+        float,
+        metavar="N",
+    )
+    add_env_option(
+        parser,
+        "--api-burst",
+        "WEB_API_BURST",
+        DEFAULT_API_BURST,
+        "JSON API requests a client address may make at once",
+        int,
+        metavar="N",
+    )
     parser.set_defaults(run=run_web)
 
 
@@ -47,6 +69,11 @@ def run_web(args: argparse.Namespace) -> int:
         raise ValueError(f"--port must be 1..65535, got {args.port}")
     if not 0.2 <= args.poll_seconds <= 3600:
         raise ValueError(f"--poll-seconds must be 0.2..3600, got {args.poll_seconds:g}")
+    if args.api_rate <= 0 or args.api_burst < 1:
+        raise ValueError(
+            f"--api-rate must be positive and --api-burst at least 1, got {args.api_rate:g} "
+            f"and {args.api_burst}"
+        )
     # Imported here so that other subcommands do not load the web stack.
     import uvicorn
 
@@ -59,7 +86,12 @@ def run_web(args: argparse.Namespace) -> int:
     previous = {signum: signal.signal(signum, _stopped) for signum in STOP_SIGNALS}
     try:
         uvicorn.run(
-            create_app(store, poll_seconds=args.poll_seconds),
+            create_app(
+                store,
+                poll_seconds=args.poll_seconds,
+                api_rate=args.api_rate,
+                api_burst=args.api_burst,
+            ),
             host=args.host,
             port=args.port,
             log_level="info",

@@ -3,8 +3,9 @@
 `create_app(store)` builds a FastAPI app; nothing is created at import time.
 Pages: `/` (standings of every ladder), `/bots/{bot_id}`, `/tournaments`,
 `/tournaments/{id}`, `/matches/{match_id}` (result and replay viewer).
-JSON under `/api/...` (described at `/openapi.json`), Prometheus metrics at
-`/metrics`, liveness at `/healthz`.
+JSON under `/api/...` (described at `/openapi.json`, rate-bounded per client
+address), Prometheus metrics at `/metrics`, liveness at `/healthz`. Every
+response carries the security headers of `ladder.web.security`.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
+from markupsafe import Markup
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from sqlalchemy import text
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -35,14 +37,28 @@ from ladder.web.schemas import (
     HealthOut,
     LadderOut,
     LaddersOut,
+    LogsOut,
     MatchOut,
     TournamentOut,
     TournamentsOut,
+)
+from ladder.web.security import (
+    API_BURST,
+    API_RATE,
+    SECURITY_HEADERS,
+    RateLimitMiddleware,
+    SecurityHeadersMiddleware,
+    TokenBuckets,
+    visible,
 )
 
 HERE = Path(__file__).parent
 POLL_SECONDS = 5
 ERRORS: dict[int | str, dict[str, Any]] = {404: {"model": ErrorOut, "description": "Not found"}}
+UNTIL_FINISHED: dict[int | str, dict[str, Any]] = {
+    **ERRORS,
+    409: {"model": ErrorOut, "description": "The match has not finished"},
+}
 
 
 def _when(value: datetime | None) -> str:
@@ -53,13 +69,31 @@ def _when(value: datetime | None) -> str:
     return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
+def _shown(value: object) -> object:
+    """What a template prints for `value`: text made `visible` (markup is built already)."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return visible(value)
+    return value
+
+
 def _wants_json(request: Request) -> bool:
     path = request.url.path
     return path.startswith("/api/") or path in ("/healthz", "/metrics", "/openapi.json")
 
 
-def create_app(store: Store, *, poll_seconds: float = POLL_SECONDS) -> FastAPI:
-    """The web app over `store` (which the caller owns and closes)."""
+def create_app(
+    store: Store,
+    *,
+    poll_seconds: float = POLL_SECONDS,
+    api_rate: float = API_RATE,
+    api_burst: int = API_BURST,
+) -> FastAPI:
+    """The web app over `store` (which the caller owns and closes).
+
+    Each client address may make `api_rate` requests a second to /api/ on
+    average and `api_burst` at once; a page's live refresh makes one every
+    `poll_seconds`.
+    """
     app = FastAPI(
         title="Card Arena standings",
         version="1",
@@ -72,9 +106,14 @@ def create_app(store: Store, *, poll_seconds: float = POLL_SECONDS) -> FastAPI:
     app.state.store = store
     app.state.metrics = metrics
     app.add_middleware(GZipMiddleware, minimum_size=2048)
-    app.add_middleware(MetricsMiddleware, metrics=metrics)
+    app.add_middleware(RateLimitMiddleware, buckets=TokenBuckets(api_rate, api_burst))
+    app.add_middleware(MetricsMiddleware, metrics=metrics)  # counts the 429s too
+    app.add_middleware(SecurityHeadersMiddleware)  # outermost: on every response
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     templates = Jinja2Templates(directory=HERE / "templates")
+    # Every printed value goes through _shown: names, versions, reasons and
+    # error details may hold characters a bot chose to reorder the page.
+    templates.env.finalize = _shown
     templates.env.filters["when"] = _when
     templates.env.filters["game_title"] = views.game_title
     templates.env.globals.update(
@@ -102,6 +141,15 @@ def create_app(store: Store, *, poll_seconds: float = POLL_SECONDS) -> FastAPI:
         if exc.status_code == 404 and detail == "Not Found":
             detail = f"there is no page at {request.url.path}"
         return error(request, exc.status_code, detail)
+
+    @app.exception_handler(Exception)
+    async def server_error(request: Request, exc: Exception) -> Response:
+        # Starlette answers unhandled errors outside every middleware, so this
+        # response gets its headers here. The exception's text stays in the log:
+        # it may quote SQL and its parameters, seeds among them.
+        response = error(request, 500, "internal error: the server could not answer this request")
+        response.headers.update(SECURITY_HEADERS)
+        return response
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError) -> Response:
@@ -215,10 +263,7 @@ def create_app(store: Store, *, poll_seconds: float = POLL_SECONDS) -> FastAPI:
     @app.get(
         "/api/matches/{match_id}/frames",
         response_model=FramesOut,
-        responses={
-            **ERRORS,
-            409: {"model": ErrorOut, "description": "The match has not finished"},
-        },
+        responses=UNTIL_FINISHED,
         tags=["matches"],
     )
     def api_frames(
@@ -227,6 +272,17 @@ def create_app(store: Store, *, poll_seconds: float = POLL_SECONDS) -> FastAPI:
     ) -> FramesOut:
         """The replay of one game of a finished match, frame by frame, every card face up."""
         return views.frames(store, match_id, game, cache)
+
+    @app.get(
+        "/api/matches/{match_id}/logs",
+        response_model=LogsOut,
+        responses=UNTIL_FINISHED,
+        tags=["matches"],
+    )
+    def api_logs(match_id: str) -> LogsOut:
+        """The engine log of every game of a finished match: with its seed, enough to
+        replay and check every game (`arena match verify --web`)."""
+        return views.logs(store, match_id)
 
     # Operations --------------------------------------------------------------------------
 

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
+from ladder.web.security import visible
+
 
 @dataclass(frozen=True)
 class Point:
@@ -32,6 +34,11 @@ def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
         ticks.append(round(value, 6))
         value += step
     return ticks
+
+
+def _text(value: str) -> Markup:
+    """Text for the SVG: escaped, and `visible` (titles and tips hold bot names)."""
+    return escape(visible(value))
 
 
 def _fmt(value: float) -> str:
@@ -63,8 +70,8 @@ def line_chart(
 
     parts = [
         f'<svg class="chart" viewBox="0 0 {width} {height}" width="100%" '
-        f'preserveAspectRatio="xMidYMid meet" role="img" aria-label="{escape(title)}">',
-        f"<title>{escape(title)}</title>",
+        f'preserveAspectRatio="xMidYMid meet" role="img" aria-label="{_text(title)}">',
+        f"<title>{_text(title)}</title>",
     ]
     for tick in ticks:
         ty = y(tick)
@@ -83,7 +90,7 @@ def line_chart(
         if i % label_every == 0 or i == len(points) - 1:
             parts.append(
                 f'<text class="axis" x="{x(i):.1f}" y="{height - 10}" text-anchor="middle">'
-                f"{escape(point.label)}</text>"
+                f"{_text(point.label)}</text>"
             )
     if len(points) > 1:
         path = " ".join(
@@ -93,7 +100,7 @@ def line_chart(
     for i, point in enumerate(points):
         parts.append(
             f'<circle class="dot" cx="{x(i):.1f}" cy="{y(point.value):.1f}" r="3.5">'
-            f"<title>{escape(point.tip)}</title></circle>"
+            f"<title>{_text(point.tip)}</title></circle>"
         )
     parts.append("</svg>")
     return Markup("".join(parts))
@@ -122,7 +129,7 @@ def interval_bar(
     tip = f"{rating:.0f} (95% interval {low:.0f} to {high:.0f})"
     return Markup(
         f'<svg class="ci" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
-        f'role="img" aria-label="{escape(tip)}"><title>{escape(tip)}</title>'
+        f'role="img" aria-label="{_text(tip)}"><title>{_text(tip)}</title>'
         f'<line class="ci-axis" x1="4" x2="{width - 4}" y1="{mid}" y2="{mid}"/>'
         f'<rect class="ci-bar" x="{x(low):.1f}" y="{mid - 4}" width="{max(1.0, x(high) - x(low)):.1f}" '
         f'height="8" rx="3"/>'

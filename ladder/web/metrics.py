@@ -9,7 +9,8 @@ from prometheus_client import CollectorRegistry, Counter, Histogram
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 UNMATCHED = "<unmatched>"
-"""The route label of requests that matched no route (404s of unknown paths)."""
+"""The route label of requests that reached no route: 404s of unknown paths, and
+API requests the rate bound refused (429) before routing."""
 
 
 @dataclass(frozen=True)

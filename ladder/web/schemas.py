@@ -7,7 +7,7 @@ OpenAPI description names each field and its type.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -135,7 +135,7 @@ class GameResultOut(BaseModel):
     """One game of a match: who sat where (bot ids by seat) and the per-seat result."""
 
     index: int
-    seed: int
+    seed: str = Field(description="the game's seed, in decimal (too big for a JSON number)")
     seats: list[str]
     scores: list[int]
     ranks: list[int]
@@ -163,7 +163,14 @@ class MatchOut(BaseModel):
     status: str = Field(description="running, finished or aborted")
     reason: str
     duplicate: bool
-    seed: int
+    seed: str | None = Field(
+        description="the match's seed, in decimal; only once the match has finished (null "
+        "while it runs, and once aborted, since it is played again with the same seed)"
+    )
+    seed_commitment: str = Field(
+        description="SHA-256 (hex) of the seed's decimal text, fixed before the deal: "
+        "`arena match verify` checks the published seed against it"
+    )
     entries: list[EntryOut]
     games: list[GameResultOut]
     replay_available: bool
@@ -230,6 +237,22 @@ class FramesOut(BaseModel):
     moves: int = Field(description="moves (ticks in Goof) in the game's log")
     sampled: bool = Field(description="True if some Goof ticks were left out")
     frames: list[FrameOut]
+
+
+class GameLogOut(BaseModel):
+    """One game's log as the engine wrote it: seed, options and every action in order."""
+
+    game_index: int
+    seats: list[str] = Field(description="bot ids by seat")
+    log: dict[str, Any]
+
+
+class LogsOut(BaseModel):
+    """The logs of a finished match's games: with the published seed, anyone can replay
+    every game and check the result (`arena match verify --web`)."""
+
+    match_id: str
+    games: list[GameLogOut]
 
 
 class HealthOut(BaseModel):

@@ -17,7 +17,7 @@ from sqlalchemy import func, select
 import games
 from ladder import queries
 from ladder.models import BotRow, RatingHistoryRow
-from ladder.store import NotFound, Store
+from ladder.store import NotFound, Replay, Store
 from ladder.web.replay import build_frames
 from ladder.web.schemas import (
     BotOut,
@@ -26,10 +26,12 @@ from ladder.web.schemas import (
     BotRefOut,
     EntryOut,
     FramesOut,
+    GameLogOut,
     GameResultOut,
     HistoryPointOut,
     LadderOut,
     LaddersOut,
+    LogsOut,
     MatchLineOut,
     MatchOut,
     StandingOut,
@@ -254,16 +256,18 @@ def match(store: Store, match_id: str) -> MatchOut:
         raise WebError(404, str(error)) from None
     request = found.request
     refs = bot_refs(store, request.bot_ids)
-    result: dict[str, Any] = found.result or {}
-    finished = found.status == "finished" and bool(result)
+    finished = found.status == "finished"
+    # Nothing of a result is shown before the match has finished: forfeit
+    # reasons may quote a bot's action, and so a card still hidden in play.
+    result: dict[str, Any] = (found.result or {}) if finished else {}
     forfeits = set(result.get("forfeits", []))
     reasons: dict[str, str] = result.get("forfeit_reasons") or {}
     strikes: dict[str, int] = result.get("strikes") or {}
     entries = [
         EntryOut(
             bot=refs[bot_id],
-            score=result["scores"][entry] if finished else None,
-            rank=result["ranks"][entry] if finished else None,
+            score=result["scores"][entry] if result else None,
+            rank=result["ranks"][entry] if result else None,
             forfeit=bot_id in forfeits,
             forfeit_reason=reasons.get(bot_id),
             strikes=int(strikes.get(bot_id, 0)),
@@ -273,13 +277,13 @@ def match(store: Store, match_id: str) -> MatchOut:
     played = [
         GameResultOut(
             index=index,
-            seed=int(one["seed"]),
+            seed=str(int(one["seed"])),  # stored as a number or as its decimal text
             seats=list(one["seats"]),
             scores=list(one["scores"]),
             ranks=list(one["ranks"]),
             rounds=int(one["rounds"]),
         )
-        for index, one in enumerate(result.get("games", []) if finished else [])
+        for index, one in enumerate(result.get("games", []))
     ]
     return MatchOut(
         match_id=request.id,
@@ -289,10 +293,13 @@ def match(store: Store, match_id: str) -> MatchOut:
         status=found.status,
         reason=found.reason,
         duplicate=request.duplicate,
-        seed=request.seed,
+        # Before the end the seed would let anyone rebuild every hidden hand; an
+        # aborted match is played again with the same seed, so it stays secret.
+        seed=str(found.seed) if finished else None,
+        seed_commitment=found.seed_commitment,
         entries=entries,
         games=played,
-        replay_available=finished,
+        replay_available=bool(result),
     )
 
 
@@ -319,11 +326,11 @@ class FrameCache:
                 self._items.popitem(last=False)
 
 
-def frames(store: Store, match_id: str, game_index: int, cache: FrameCache) -> FramesOut:
-    """The replay frames of one game of a finished match.
+def _finished_replays(store: Store, match_id: str) -> list[Replay]:
+    """The stored replays of a finished match.
 
-    404 for an unknown match or game; 409 while the match is not finished,
-    so that no card still hidden in play is ever shown.
+    404 for an unknown match or one without replays; 409 while the match is
+    not finished, so that no card still hidden in play is ever shown.
     """
     checked_id("match", match_id)
     try:
@@ -334,15 +341,32 @@ def frames(store: Store, match_id: str, game_index: int, cache: FrameCache) -> F
         why = f" ({found.reason})" if found.reason else ""
         raise WebError(
             409,
-            f"match {match_id!r} is {found.status}{why}: its replay is shown only once it has "
-            "finished, so that no hidden card is revealed while it is played",
+            f"match {match_id!r} is {found.status}{why}: its replay and logs are shown only once "
+            "it has finished, so that no hidden card is revealed while it is played",
         )
-    cached = cache.get((match_id, game_index))
-    if cached is not None:
-        return cached
     replays = store.replays(match_id)
     if not replays:
         raise WebError(404, f"match {match_id!r} has no stored replay")
+    return replays
+
+
+def logs(store: Store, match_id: str) -> LogsOut:
+    """The engine log of every game of a finished match (404, 409 as for its frames)."""
+    return LogsOut(
+        match_id=match_id,
+        games=[
+            GameLogOut(game_index=replay.game_index, seats=list(replay.seats), log=replay.log)
+            for replay in _finished_replays(store, match_id)
+        ],
+    )
+
+
+def frames(store: Store, match_id: str, game_index: int, cache: FrameCache) -> FramesOut:
+    """The replay frames of one game of a finished match; 404 also for an unknown game."""
+    cached = cache.get((match_id, game_index))
+    if cached is not None:  # only finished matches are cached, and they never change
+        return cached
+    replays = _finished_replays(store, match_id)
     by_index = {replay.game_index: replay for replay in replays}
     if game_index not in by_index:
         raise WebError(

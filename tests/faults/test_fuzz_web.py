@@ -52,7 +52,21 @@ def web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Arena]]
     try:
         proc = procs.start(
             "web",
-            [PYTHON, "-m", "arena_cli.main", "web", "--port", str(port), "--db", arena.url],
+            # A bound far over the fuzzer's pace: every request reaches the handlers.
+            [
+                PYTHON,
+                "-m",
+                "arena_cli.main",
+                "web",
+                "--port",
+                str(port),
+                "--db",
+                arena.url,
+                "--api-rate",
+                "100000",
+                "--api-burst",
+                "100000",
+            ],
         )
 
         def serving() -> bool:

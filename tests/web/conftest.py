@@ -57,9 +57,15 @@ class BotSeat:
 def play_and_store(store: Store, request: MatchRequest, players: Mapping[str, Bot]) -> None:
     """Play `request` through the referee's runner and store it as the referee does."""
     store.create_match(request)
+    play_stored(store, request.id, players)
+
+
+def play_stored(store: Store, match_id: str, players: Mapping[str, Bot]) -> None:
+    """Play the stored match `match_id` (with the seed the store holds) and store its result."""
+    request = store.match(match_id).request
     channels = {bot_id: BotSeat(bot_id, players[bot_id]) for bot_id in request.bot_ids}
     result, replays = asyncio.run(MatchRunner(request, channels, Limits()).run())
-    store.finish_match(request.id, result, replays)
+    store.finish_match(match_id, result, replays)
 
 
 @dataclass
@@ -75,6 +81,17 @@ class Arena:
     aborted_match: str = ""
     tournament: str = ""
     open_tournament: str = ""
+
+
+SECRET_SEEDS = {
+    "running_match": 203_622_411_956_304_981_733_216_871_059_428_310_377,
+    "aborted_match": 118_907_436_221_580_096_487_655_032_794_106_512_923,
+    "tournament": 297_165_803_449_021_376_618_204_557_930_862_145_011,
+    "open_tournament": 161_484_290_577_816_342_093_771_608_245_339_770_469,
+}
+"""128-bit seeds, as drawn: no page may show the running match's, the aborted match's
+(it is played again with the same seed) or any tournament's. Fixed, so that every
+run plays the same tournament; 39 digits never turn up in a page by chance."""
 
 
 BOT_KINDS: dict[str, type[RulesBot] | type[RandomBot]] = {
@@ -124,7 +141,13 @@ def fill(url: str) -> Arena:
         arena.goof_match = ladder_match("goof-1", "goof", ids[:3], 31, False)
 
         arena.tournament = league.create_tournament(
-            store, "golden10", 3, ids, duplicate=True, name="Golden 10 cup", seed=5
+            store,
+            "golden10",
+            3,
+            ids,
+            duplicate=True,
+            name="Golden 10 cup",
+            seed=SECRET_SEEDS["tournament"],
         )
         for match_id in league.pending_matches(store, arena.tournament):
             request = league.planned_request(store, match_id)
@@ -133,13 +156,23 @@ def fill(url: str) -> Arena:
             assert league.record_match(store, match_id)
         assert league.finish_tournament(store, arena.tournament)
         arena.open_tournament = league.create_tournament(
-            store, "goof", 3, ids, duplicate=False, name="Goof open", seed=6
+            store,
+            "goof",
+            3,
+            ids,
+            duplicate=False,
+            name="Goof open",
+            seed=SECRET_SEEDS["open_tournament"],
         )
 
-        running = MatchRequest("still-playing", "goodge", 4, tuple(ids), 5, {}, False, 1000)
+        running = MatchRequest(
+            "still-playing", "goodge", 4, tuple(ids), SECRET_SEEDS["running_match"], {}, False, 1000
+        )
         store.create_match(running)
         arena.running_match = running.id
-        aborted = MatchRequest("cut-short", "golden10", 4, tuple(ids), 6, {}, False, 1000)
+        aborted = MatchRequest(
+            "cut-short", "golden10", 4, tuple(ids), SECRET_SEEDS["aborted_match"], {}, False, 1000
+        )
         store.create_match(aborted)
         store.abort_match(aborted.id, "the referee restarted during the match")
         arena.aborted_match = aborted.id
@@ -166,5 +199,7 @@ def store(arena: Arena) -> Iterator[Store]:
 
 @pytest.fixture(scope="session")
 def client(store: Store) -> Iterator[TestClient]:
-    with TestClient(create_app(store)) as test_client:
+    """The app as the tests' many quick requests see it: its API bound is far above
+    theirs (one test client stands for every visitor; test_security checks the bound)."""
+    with TestClient(create_app(store, api_rate=10_000, api_burst=10_000)) as test_client:
         yield test_client

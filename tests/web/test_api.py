@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from ladder import league, queries
 from ladder.models import RatingHistoryRow, RatingRow
 from ladder.store import MatchRequest, Store
 from ladder.web import create_app
-from tests.web.conftest import BOT_KINDS, Arena, play_and_store
+from tests.web.conftest import BOT_KINDS, SECRET_SEEDS, Arena, play_and_store, play_stored
 
 LADDERS = {"goodge-4p", "golden10-4p", "golden10-3p", "goof-3p"}
 
@@ -217,6 +218,98 @@ def test_match_pages(client: TestClient, arena: Arena) -> None:
     assert "no match" in get_html(client, "/matches/nope", 404)
 
 
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def commitment_shown(html: str, commitment: str) -> bool:
+    """The page shows the commitment's first 16 hex digits, the whole of it as a title."""
+    return f'title="{commitment}">{commitment[:16]}…</code>' in html
+
+
+def test_seed_hidden_until_the_match_has_finished(
+    client: TestClient, store: Store, arena: Arena
+) -> None:
+    for match_id in (arena.running_match, arena.aborted_match):
+        seed = str(store.match(match_id).seed)
+        assert len(seed) > 30  # a drawn seed: never found in a page by chance
+        data = get_json(client, f"/api/matches/{match_id}")
+        assert data["seed"] is None and data["games"] == []
+        assert data["seed_commitment"] == sha256(seed)
+        html = get_html(client, f"/matches/{match_id}")
+        assert seed not in html and 'id="m-seed"' not in html
+        assert commitment_shown(html, data["seed_commitment"])
+        assert "secret until the match has finished" in html
+        assert "arena match verify" not in html
+    finished = get_json(client, "/api/matches/goodge-1")
+    result = store.match("goodge-1").result
+    assert result is not None
+    assert finished["seed"] == str(store.match("goodge-1").seed)
+    assert sha256(finished["seed"]) == finished["seed_commitment"]
+    assert [g["seed"] for g in finished["games"]] == [str(g["seed"]) for g in result["games"]]
+    html = get_html(client, "/matches/goodge-1")
+    assert f'<code id="m-seed">{finished["seed"]}</code>' in html
+    assert commitment_shown(html, finished["seed_commitment"])
+    assert "<code>arena match verify goodge-1</code> checks" in html
+
+
+def test_a_drawn_seed_is_published_when_its_match_finishes(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'fair.db'}")
+    try:
+        bots = {}
+        for number, (name, kind) in enumerate(BOT_KINDS.items()):
+            bot, _ = store.register_bot(name, "1", ["golden10"])
+            bots[bot.id] = kind(seed=number)
+        # No seed asked: the store draws a secret 128-bit one, as for the referee's matches.
+        store.create_match(
+            MatchRequest("fair-1", "golden10", 4, tuple(bots), None, {}, False, 1000)
+        )
+        seed = str(store.match("fair-1").seed)
+        with TestClient(create_app(store)) as client:
+            running = get_json(client, "/api/matches/fair-1")
+            assert running["status"] == "running" and running["seed"] is None
+            assert running["seed_commitment"] == sha256(seed)
+            page = get_html(client, "/matches/fair-1")
+            assert seed not in page and commitment_shown(page, sha256(seed))
+            play_stored(store, "fair-1", bots)
+            done = get_json(client, "/api/matches/fair-1")
+            assert done["status"] == "finished" and done["seed"] == seed
+            assert done["seed_commitment"] == running["seed_commitment"] == sha256(done["seed"])
+            assert [g["seed"] for g in done["games"]] == [seed]
+            page = get_html(client, "/matches/fair-1")
+            assert (
+                f'<code id="m-seed">{seed}</code>' in page and "arena match verify fair-1" in page
+            )
+    finally:
+        store.close()
+
+
+def test_no_page_or_endpoint_shows_a_secret_seed(
+    client: TestClient, store: Store, arena: Arena
+) -> None:
+    """Not the seed of a match still to finish, nor any tournament's (its matches'
+    seeds derive from it)."""
+    secrets = [str(seed) for seed in SECRET_SEEDS.values()]
+    urls = ["/", "/tournaments", "/api/ladders", "/api/tournaments", "/openapi.json", "/metrics"]
+    for tournament_id in (arena.tournament, arena.open_tournament):
+        urls += [f"/tournaments/{tournament_id}", f"/api/tournaments/{tournament_id}"]
+    for bot_id in arena.bots.values():
+        urls += [f"/bots/{bot_id}", f"/api/bots/{bot_id}"]
+    for match_id in (arena.running_match, arena.aborted_match, *arena.goodge_matches):
+        urls += [f"/matches/{match_id}", f"/api/matches/{match_id}"]
+        urls += [f"/api/matches/{match_id}/frames?game={game}" for game in range(4)]
+        urls.append(f"/api/matches/{match_id}/logs")
+    for url in urls:
+        body = client.get(url).text
+        assert not [seed for seed in secrets if seed in body], url
+    for url in ("/tournaments", f"/tournaments/{arena.tournament}"):
+        assert "seed" not in get_html(client, url).lower(), url
+    assert "seed" not in str(get_json(client, "/api/tournaments"))
+    schemas = get_json(client, "/openapi.json")["components"]["schemas"]
+    assert "seed" not in schemas["TournamentOut"]["properties"]
+    assert {"seed", "seed_commitment"} <= set(schemas["MatchOut"]["properties"])
+
+
 def test_frames_api(client: TestClient, store: Store) -> None:
     for index in range(4):
         data = get_json(client, f"/api/matches/goodge-1/frames?game={index}")
@@ -245,6 +338,19 @@ def test_frames_only_for_finished_matches(client: TestClient, arena: Arena) -> N
     get_json(client, "/api/matches/golden10-1/frames?game=-1", 422)
 
 
+def test_logs_only_for_finished_matches(client: TestClient, store: Store, arena: Arena) -> None:
+    data = get_json(client, "/api/matches/goodge-1/logs")
+    assert data["match_id"] == "goodge-1"
+    assert [(g["game_index"], g["seats"], g["log"]) for g in data["games"]] == [
+        (r.game_index, list(r.seats), r.log) for r in store.replays("goodge-1")
+    ]
+    for match_id in (arena.running_match, arena.aborted_match):
+        refused = get_json(client, f"/api/matches/{match_id}/logs", 409)
+        assert "only once it has finished" in refused["detail"]
+        assert "no hidden card" in refused["detail"]
+    assert "no match" in get_json(client, "/api/matches/nope/logs", 404)["detail"]
+
+
 # Errors, operations --------------------------------------------------------------------------------
 
 
@@ -261,6 +367,7 @@ def test_odd_ids_never_5xx(client: TestClient, odd: str) -> None:
         "/matches/{}",
         "/api/matches/{}",
         "/api/matches/{}/frames",
+        "/api/matches/{}/logs",
         "/api/ladders/{}",
         "/api/matches/goodge-1/frames?game={}",
     ):
@@ -323,6 +430,7 @@ def test_openapi_describes_typed_responses(client: TestClient) -> None:
         "/api/tournaments/{tournament_id}": "TournamentOut",
         "/api/matches/{match_id}": "MatchOut",
         "/api/matches/{match_id}/frames": "FramesOut",
+        "/api/matches/{match_id}/logs": "LogsOut",
         "/healthz": "HealthOut",
     }
     for path, model in expected.items():

@@ -4,7 +4,9 @@ The database is filled by playing real matches (see conftest); the web
 process serves it on a free loopback port. The browser opens the standings,
 watches them update as a new match is recorded, follows a bot link to its
 rating chart, then steps through a match replay, checking each frame's
-cards against the engine replaying the stored log.
+cards against the engine replaying the stored log. The pages run under the
+server's Content-Security-Policy (no inline script), so all this working,
+with no violation in the browser's console, shows the policy holds.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import sys
 import urllib.error
 import urllib.request
@@ -25,6 +28,7 @@ import pytest
 import games
 from ladder import league, queries
 from ladder.store import MatchRequest, Store
+from ladder.web.security import SECURITY_HEADERS
 from tests.conftest import service_missing
 from tests.referee.conftest import Processes, free_port, wait_until
 from tests.web.conftest import BOT_KINDS, Arena, fill, play_and_store
@@ -48,6 +52,14 @@ class Served:
                 return response.status, response.read().decode()
         except urllib.error.HTTPError as error:
             return error.code, error.read().decode()
+
+    def headers(self, path: str) -> dict[str, str]:
+        """The response's headers, by lowercase name."""
+        try:
+            with urllib.request.urlopen(self.base + path, timeout=10) as response:
+                return {name.lower(): value for name, value in response.headers.items()}
+        except urllib.error.HTTPError as error:
+            return {name.lower(): value for name, value in error.headers.items()}
 
     def json(self, path: str) -> Any:
         status, body = self.get(path)
@@ -116,6 +128,28 @@ def test_arena_web_serves_pages_api_and_metrics(served: Served) -> None:
     assert status == 200
     assert 'arena_web_requests_total{method="GET",route="/api/ladders",status="200"}' in metrics
     assert served.json("/openapi.json")["info"]["title"] == "Card Arena standings"
+    for path in ("/", "/matches/goodge-1", "/api/ladders", "/static/live.js", "/metrics", "/nope"):
+        headers = served.headers(path)
+        assert {name: headers.get(name.lower()) for name in SECURITY_HEADERS} == SECURITY_HEADERS
+
+
+def test_arena_match_verify_checks_a_match_from_the_web(served: Served) -> None:
+    """`arena match verify --web` replays a finished match from the seed and logs the
+    web publishes; a running match's seed is not published, so it cannot be checked."""
+
+    def verify(match_id: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "arena_cli.main", "match", "verify", match_id]
+        return subprocess.run(
+            [*command, "--web", served.base], capture_output=True, text=True, timeout=120
+        )
+
+    for match_id in ("goodge-1", served.arena.golden10_match, served.arena.goof_match):
+        done = verify(match_id)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert f"match {match_id} verified" in done.stdout
+    running = verify(served.arena.running_match)
+    assert running.returncode == 1, running.stdout + running.stderr
+    assert "is running" in running.stdout
 
 
 def test_arena_web_stops_cleanly_on_sigterm(tmp_path: Path, served: Served) -> None:
@@ -163,6 +197,7 @@ def browser(tmp_path: Path) -> Iterator[Any]:
         f"--user-data-dir={tmp_path / 'chromium'}",
     ):
         options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # CSP violations land here
     service = Service(str(CHROMEDRIVER), log_output=str(tmp_path / "chromedriver.log"))
     driver = webdriver.Chrome(service=service, options=options)
     driver.set_page_load_timeout(30)
@@ -358,11 +393,48 @@ def test_browser_standings_bot_chart_and_replay(
         assert browser.find_elements(By.CSS_SELECTOR, '#seats [data-zone="line"] [data-card]')
         screenshot(browser, tmp_path / "replay-goof.png")
 
-        # A match still being played has no replay at all.
+        # A match still being played has no replay at all, and only its seed's commitment.
         browser.get(served.base + f"/matches/{arena.running_match}")
         assert browser.find_elements(By.ID, "replay-wait")
         assert not browser.find_elements(By.ID, "viewer")
         assert "[data-card]" not in browser.page_source
+        running = store.match(arena.running_match)
+        shown = browser.find_element(By.ID, "m-commitment")
+        assert shown.text == running.seed_commitment[:16] + "\u2026"
+        assert shown.get_attribute("title") == running.seed_commitment
+        assert str(running.seed) not in browser.page_source
+        assert not browser.find_elements(By.ID, "m-seed")
+
+        # A bot named with a right-to-left override: the scripts show its escape, in the
+        # standings they re-render and in the replay viewer, and never the raw character.
+        odd, _ = store.register_bot("good\u202ebot", "1", ["golden10"])
+        players[odd.id] = BOT_KINDS["ada"](seed=3)
+        seats = (odd.id, arena.bots["bea"], arena.bots["cy"], arena.bots["dot"])
+        play_and_store(
+            store, MatchRequest("odd-1", "golden10", 4, seats, 17, {}, False, 1000), players
+        )
+        browser.get(served.base + "/")
+        wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "table.standings tbody tr")))
+        assert league.record_match(store, "odd-1")
+        wait.until(
+            lambda d: any(
+                line[1] == "good\\u202ebot"
+                for line in table_text(d, 'table[data-ladder="golden10-4p"] tbody tr')
+            )
+        )
+        assert "\u202e" not in browser.page_source
+        browser.get(served.base + "/matches/odd-1")
+        wait.until(lambda d: d.find_element(By.ID, "viewer").get_attribute("data-ready") == "1")
+        browser.find_element(By.ID, "next").click()
+        wait.until(lambda d: "trick 1" in d.find_element(By.ID, "frame-title").text)
+        bots = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#seats .seat .seat-bot")]
+        assert "good\\u202ebot" in bots
+        assert "\u202e" not in browser.page_source
+        screenshot(browser, tmp_path / "replay-odd-name.png")
+
+        # Every page above ran under the policy: the browser refused nothing.
+        console = [entry["message"] for entry in browser.get_log("browser")]
+        assert not [m for m in console if "Content Security Policy" in m], console
         if os.environ.get("ARENA_WEB_SCREENSHOTS"):
             # For a person to look at: copy the screenshots somewhere kept.
             target = Path(os.environ["ARENA_WEB_SCREENSHOTS"])

@@ -1,26 +1,52 @@
-/* Card Arena: keep pages current by polling the JSON API (no libraries). */
+/* Card Arena: keep pages current by polling the JSON API (no libraries).
+
+   The pages have no inline script (their Content-Security-Policy forbids it): this
+   file starts what a page asks for in data-* attributes, once the page is parsed:
+   - #ladders[data-api]: the standings, re-rendered in place;
+   - #tournament[data-api]: one tournament's progress and table;
+   - body[data-reload]: reload once signatures[data-reload-kind] of that API answer
+     differs from data-rendered (what the page was rendered with). */
 "use strict";
 var Arena = (function () {
   var pollMs = parseInt(document.body.getAttribute("data-poll-ms"), 10) || 5000;
 
+  /* Text as shown: characters that draw nothing but reorder or hide text (controls,
+     bidi overrides and isolates, zero-width marks, line and paragraph separators)
+     become escapes like \u202e; the same rule as visible() in ladder/web/security.py. */
+  var HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+  function visible(text) {
+    return String(text).replace(HIDDEN, function (char) {
+      var hex = char.codePointAt(0).toString(16);
+      return hex.length <= 4 ? "\\u" + ("000" + hex).slice(-4) : "\\U" + ("0000000" + hex).slice(-8);
+    });
+  }
+
+  /* An element; its text (attrs.text and string children) is made visible. */
   function el(tag, attrs, children) {
     var node = document.createElement(tag);
     Object.keys(attrs || {}).forEach(function (key) {
-      if (key === "text") node.textContent = attrs[key];
+      if (key === "text") node.textContent = visible(attrs[key]);
       else node.setAttribute(key, attrs[key]);
     });
     (children || []).forEach(function (child) {
-      node.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
+      node.appendChild(typeof child === "string" ? document.createTextNode(visible(child)) : child);
     });
     return node;
   }
 
-  /* Call fetchJSON(url) every pollMs; onData(data, text) gets each answer. */
+  /* Fetch url every pollMs; onData(data, first) gets each answer that differs from the
+     last. A 429 (too many requests) waits as long as its Retry-After asks. */
   function poll(url, onData) {
     var last = null;
     function tick() {
+      var delay = pollMs;
       fetch(url, { headers: { Accept: "application/json" }, cache: "no-store" })
-        .then(function (response) { return response.ok ? response.text() : null; })
+        .then(function (response) {
+          if (response.status === 429) {
+            delay = Math.max(pollMs, 1000 * (parseInt(response.headers.get("Retry-After"), 10) || 1));
+          }
+          return response.ok ? response.text() : null;
+        })
         .then(function (text) {
           if (text !== null && text !== last) {
             var first = last === null;
@@ -29,7 +55,7 @@ var Arena = (function () {
           }
         })
         .catch(function () { /* the server may be restarting: try again later */ })
-        .then(function () { setTimeout(tick, pollMs); });
+        .then(function () { setTimeout(tick, delay); });
     }
     setTimeout(tick, pollMs);
   }
@@ -90,7 +116,7 @@ var Arena = (function () {
   function pollTournament(root) {
     if (!root) return;
     poll(root.getAttribute("data-api"), function (t) {
-      document.getElementById("t-status").textContent = t.status;
+      document.getElementById("t-status").textContent = visible(t.status);
       document.getElementById("t-status").className = "status s-" + t.status;
       var progress = document.getElementById("t-progress");
       progress.max = t.matches_total || 1;
@@ -134,6 +160,13 @@ var Arena = (function () {
     },
   };
 
-  return { el: el, poll: poll, pollStandings: pollStandings, pollTournament: pollTournament,
-           reloadWhenChanged: reloadWhenChanged, signatures: signatures };
+  pollStandings(document.getElementById("ladders"));
+  pollTournament(document.getElementById("tournament"));
+  var body = document.body;
+  if (body.hasAttribute("data-reload")) {
+    reloadWhenChanged(body.getAttribute("data-reload"), body.getAttribute("data-rendered"),
+                      signatures[body.getAttribute("data-reload-kind")]);
+  }
+
+  return { el: el, visible: visible };
 })();

@@ -2,6 +2,7 @@
 "use strict";
 var ArenaReplay = (function () {
   var el = Arena.el;
+  var visible = Arena.visible;
   var SYMBOLS = {
     goodge: { S: "♠", D: "♦", R: "★", H: "♥", C: "♣" },
     golden10: { R: "", Y: "", B: "", G: "" },
@@ -77,8 +78,8 @@ var ArenaReplay = (function () {
       slider.value = index;
       $("counter").textContent = "frame " + (index + 1) + " of " + data.frames.length +
         (data.sampled ? " (some ticks left out)" : "");
-      $("frame-title").textContent = frame.title;
-      $("frame-text").textContent = frame.text;
+      $("frame-title").textContent = visible(frame.title);
+      $("frame-text").textContent = visible(frame.text);
       root.setAttribute("data-frame", String(index));
       root.setAttribute("data-kind", frame.kind);
 
@@ -158,7 +159,7 @@ var ArenaReplay = (function () {
           root.setAttribute("data-ready", "1");
         })
         .catch(function (error) {
-          $("counter").textContent = "cannot load the replay: " + error.message;
+          $("counter").textContent = visible("cannot load the replay: " + error.message);
         });
     }
 
@@ -187,6 +188,8 @@ var ArenaReplay = (function () {
     });
     load(0);
   }
+
+  start(document.getElementById("viewer"));  // on match pages with a replay (see match.html)
 
   return { start: start, card: card };
 })();
