@@ -1,11 +1,13 @@
-"""`arena match run`: play one match on a running referee."""
+"""`arena match run` and `arena match verify`: play a match on a running referee, check one."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import json
-import random
+import urllib.error
+import urllib.parse
+import urllib.request
 import uuid
 from typing import Any
 
@@ -14,10 +16,14 @@ from arena_cli.env import add_admin_token, add_referee, add_rules_option
 from bots.sdk import channel, metadata
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
+from ladder.fairness import parse_seed
+from referee.verify import Mismatch, Published, PublishedGame, verify
+
+WEB_TIMEOUT_S = 30.0
 
 
 def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register `match run` on the `arena` parser."""
+    """Register `match run` and `match verify` on the `arena` parser."""
     parser = commands.add_parser("match", help="play a match on a running referee")
     sub = parser.add_subparsers(dest="match_command", required=True, metavar="COMMAND")
     run = sub.add_parser(
@@ -34,7 +40,12 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     run.add_argument(
         "--deadline-ms", type=int, default=1000, help="per-move deadline (default 1000)"
     )
-    run.add_argument("--seed", type=int, help="seed of the deal (default random)")
+    run.add_argument(
+        "--seed",
+        type=parse_seed,
+        help="seed of the deal, made public by choosing it (default: a secret 128-bit seed "
+        "the referee draws and reveals when the match ends)",
+    )
     add_rules_option(run)
     run.add_argument(
         "--match-id", help="the match id (default a new one; the same id never plays twice)"
@@ -43,6 +54,25 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     add_referee(run)
     add_admin_token(run)
     run.set_defaults(run=run_match)
+    verify = sub.add_parser(
+        "verify",
+        help="check a finished match's deal and result",
+        description=(
+            "Fetch a finished match, check that sha256 of its revealed seed is the "
+            "commitment every seat received at the start, replay every game from the seed "
+            "and the recorded actions, and check the published scores and ranks. Exit 0 "
+            "with one line of verdict, 1 with the first difference."
+        ),
+    )
+    verify.add_argument("match_id", metavar="MATCH_ID")
+    verify.add_argument(
+        "--web",
+        metavar="URL",
+        help="fetch from the standings web at URL (e.g. http://127.0.0.1:8000) instead of the referee",
+    )
+    verify.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    add_referee(verify)
+    verify.set_defaults(run=run_verify)
 
 
 async def play_match(
@@ -70,6 +100,8 @@ def summary(match: pb.Match) -> dict[str, Any]:
         "ranks": result.get("ranks", []),
         "forfeits": result.get("forfeits", []),
         "games": result.get("games", []),
+        "seed_commitment": match.seed_commitment,
+        "seed": match.seed_decimal or None,
         **({"reason": match.reason} if match.reason else {}),
     }
 
@@ -90,7 +122,7 @@ def run_match(args: argparse.Namespace) -> int:
         bot_ids=bot_ids,
         duplicate=args.duplicate,
         deadline_ms=args.deadline_ms,
-        seed=args.seed if args.seed is not None else random.randrange(2**31),
+        seed_decimal="" if args.seed is None else str(args.seed),
         options=games.parse_option_pairs(args.option),
     )
     match = asyncio.run(play_match(args.referee, request, args.admin_token))
@@ -111,3 +143,107 @@ def run_match(args: argparse.Namespace) -> int:
         if match.reason:
             print(f"  reason: {match.reason}")
     return 0 if match.status == "finished" else 1
+
+
+async def _from_referee(address: str, match_id: str) -> Published:
+    """The match as the referee publishes it: GetMatch and GetReplay, no admin token."""
+    async with channel(address) as chan:
+        stub = pb_grpc.RefereeServiceStub(chan)
+        match = await stub.GetMatch(pb.GetMatchRequest(match_id=match_id), timeout=30)
+        if match.status != "finished":
+            return _unfinished(match.match_id, match.game, match.status, match.bot_ids)
+        replay = await stub.GetReplay(pb.GetMatchRequest(match_id=match_id), timeout=30)
+    logs = {game.game_index: json.loads(game.log_json) for game in replay.games}
+    result = match.result
+    return Published(
+        match_id=match.match_id,
+        game=match.game,
+        status=match.status,
+        bot_ids=tuple(match.bot_ids),
+        seed=match.seed_decimal,
+        seed_commitment=match.seed_commitment,
+        scores=tuple(result.scores),
+        ranks=tuple(result.ranks),
+        forfeits=tuple(result.forfeits),
+        games=tuple(
+            PublishedGame(
+                seats=tuple(game.seats),
+                scores=tuple(game.scores),
+                ranks=tuple(game.ranks),
+                rounds=game.rounds,
+                seed=game.seed_decimal,
+                log=logs.get(index, {}),
+            )
+            for index, game in enumerate(result.games)
+        ),
+    )
+
+
+def _unfinished(match_id: str, game: str, status: str, bot_ids: Any) -> Published:
+    return Published(match_id, game, status, tuple(bot_ids), "", "", (), (), (), ())
+
+
+def _get_json(url: str) -> Any:
+    """GET a JSON document; a web error is a ValueError naming the URL and the web's message."""
+    try:
+        with urllib.request.urlopen(url, timeout=WEB_TIMEOUT_S) as response:
+            return json.load(response)
+    except urllib.error.HTTPError as error:
+        try:
+            detail = json.load(error).get("detail", "")
+        except ValueError:
+            detail = ""
+        raise ValueError(f"{url}: HTTP {error.code} {detail}".rstrip()) from None
+    except (urllib.error.URLError, OSError) as error:
+        reason = getattr(error, "reason", error)
+        raise ValueError(f"cannot reach {url}: {reason} (is the web running? see --web)") from None
+
+
+def _from_web(base: str, match_id: str) -> Published:
+    """The match as the standings web publishes it: /api/matches/ID and its logs."""
+    root = base.rstrip("/") + "/api/matches/" + urllib.parse.quote(match_id, safe="")
+    match = _get_json(root)
+    if match["status"] != "finished":
+        bots = [entry["bot"]["id"] for entry in match["entries"]]
+        return _unfinished(match["match_id"], match["game"], match["status"], bots)
+    logs = {game["game_index"]: game["log"] for game in _get_json(root + "/logs")["games"]}
+    entries = match["entries"]
+    return Published(
+        match_id=match["match_id"],
+        game=match["game"],
+        status=match["status"],
+        bot_ids=tuple(entry["bot"]["id"] for entry in entries),
+        seed=match["seed"] or "",
+        seed_commitment=match["seed_commitment"],
+        scores=tuple(entry["score"] for entry in entries),
+        ranks=tuple(entry["rank"] for entry in entries),
+        forfeits=tuple(entry["bot"]["id"] for entry in entries if entry["forfeit"]),
+        games=tuple(
+            PublishedGame(
+                seats=tuple(game["seats"]),
+                scores=tuple(game["scores"]),
+                ranks=tuple(game["ranks"]),
+                rounds=game["rounds"],
+                seed=game["seed"],
+                log=logs.get(game["index"], {}),
+            )
+            for game in match["games"]
+        ),
+    )
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    """Check one finished match; exit 0 with the verdict, 1 with the first difference."""
+    if args.web:
+        published = _from_web(args.web, args.match_id)
+    else:
+        published = asyncio.run(_from_referee(args.referee, args.match_id))
+    try:
+        verdict, ok = verify(published), True
+    except Mismatch as error:
+        verdict, ok = f"match {args.match_id} does NOT verify: {error}", False
+    if args.json:
+        print(json.dumps({"match_id": args.match_id, "verified": ok, "verdict": verdict}))
+    else:
+        print(verdict)
+    return 0 if ok else 1

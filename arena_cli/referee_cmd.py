@@ -115,6 +115,15 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "there is an admin token); beyond it RESOURCE_EXHAUSTED; 0 for no bound",
         int,
     )
+    option(
+        "--reads-per-minute",
+        "READS_PER_MINUTE",
+        defaults.reads_per_minute,
+        "GetMatch, GetReplay and WatchMatch calls a minute per client address (admin-token "
+        "callers exempt when there is an admin token); beyond it RESOURCE_EXHAUSTED; 0 for "
+        "no bound",
+        int,
+    )
     option("--tls-cert", "TLS_CERT", None, "PEM certificate")
     option("--tls-key", "TLS_KEY", None, "PEM private key")
     parser.set_defaults(run=run_referee)
@@ -141,6 +150,7 @@ def run_referee(args: argparse.Namespace) -> int:
         stray_messages_per_second=args.stray_messages_per_second,
         flood_limit=args.flood_limit,
         registrations_per_minute=args.registrations_per_minute,
+        reads_per_minute=args.reads_per_minute,
         tls_cert=args.tls_cert,
         tls_key=args.tls_key,
     )

@@ -15,7 +15,6 @@ from __future__ import annotations
 import itertools
 import math
 import random
-import secrets
 import uuid
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -28,6 +27,7 @@ from sqlalchemy.orm import Session
 
 import games
 from ladder import ratings
+from ladder.fairness import draw_seed
 from ladder.models import (
     BotRow,
     GameRow,
@@ -73,7 +73,8 @@ __all__ = [
 ELO = ratings.EloConfig()
 """The live Elo's parameters (start 1500, provisional K below 20 games)."""
 
-SEED_RANGE = 2**31
+CHOSEN_SEED_RANGE = 2**31
+"""Seeds derived from an operator's chosen seed (public by choice) stay in the old range."""
 RECORD_ATTEMPTS = 3
 BALANCE_SEARCH = 2000
 
@@ -295,6 +296,9 @@ def create_tournament(
     name@version). With a `schedule` (cron, UTC) the tournament is a
     template with status "scheduled" and no matches: beat starts a run of it
     at every tick. Otherwise it is "running" with its round-robin plan.
+    Without a `seed` every match's seed is drawn secretly on its own
+    (ladder.fairness); with one, the plan and every deal derive from it,
+    so they are as public as the operator makes it.
     """
     try:
         spec = games.get(game)
@@ -311,8 +315,8 @@ def create_tournament(
     if schedule is not None:
         cron(schedule)
     bot_ids = _resolve_entrants(store, entrants, game)
-    if seed is None:
-        seed = secrets.randbelow(SEED_RANGE)
+    chosen = seed is not None
+    seed = draw_seed() if seed is None else seed
     plan = [] if schedule else plan_round_robin(bot_ids, players, seed, max_matches)
     tournament_id = "t" + uuid.uuid4().hex[:11]
     now = utcnow()
@@ -329,6 +333,7 @@ def create_tournament(
                 deadline_ms=deadline_ms,
                 options={key: str(value) for key, value in (options or {}).items()},
                 seed=seed,
+                seed_chosen=chosen,
                 status="scheduled" if schedule else "running",
                 schedule=" ".join(schedule.split()) if schedule else None,
                 parent_id=None,
@@ -339,14 +344,23 @@ def create_tournament(
             )
         )
         session.flush()
-        _add_plan(session, tournament_id, seed, plan)
+        _add_plan(session, tournament_id, seed if chosen else None, plan)
     return tournament_id
 
 
 def _add_plan(
-    session: Session, tournament_id: str, seed: int, plan: Sequence[tuple[str, ...]]
+    session: Session,
+    tournament_id: str,
+    chosen_seed: int | None,
+    plan: Sequence[tuple[str, ...]],
 ) -> None:
-    rng = random.Random(f"{seed}:seeds")
+    """Add the planned matches; their seeds derive from `chosen_seed`, or are drawn secretly.
+
+    Each drawn seed comes from `secrets` on its own: seeds derived from one
+    stream (a Mersenne Twister) could be predicted from those published
+    after the first matches end.
+    """
+    derived = None if chosen_seed is None else random.Random(f"{chosen_seed}:seeds")
     for number, seats in enumerate(plan, start=1):
         session.add(
             TournamentMatchRow(
@@ -354,7 +368,7 @@ def _add_plan(
                 tournament_id=tournament_id,
                 number=number,
                 bot_ids=list(seats),
-                seed=rng.randrange(SEED_RANGE),
+                seed=draw_seed() if derived is None else derived.randrange(CHOSEN_SEED_RANGE),
                 status="planned",
             )
         )
@@ -376,7 +390,12 @@ def start_scheduled_run(store: Store, template_id: str, now: datetime) -> str:
         if session.get(TournamentRow, run_id) is not None:
             return run_id
         minute = now.astimezone(UTC).replace(second=0, microsecond=0)
-        seed = random.Random(f"{template.seed}:{minute:%Y%m%d%H%M}").randrange(SEED_RANGE)
+        chosen = template.seed_chosen
+        seed = (
+            random.Random(f"{template.seed}:{minute:%Y%m%d%H%M}").randrange(CHOSEN_SEED_RANGE)
+            if chosen
+            else draw_seed()
+        )
         plan = plan_round_robin(template.entrants, template.players, seed)
         started = utcnow()
         template_fields = {
@@ -395,6 +414,7 @@ def start_scheduled_run(store: Store, template_id: str, now: datetime) -> str:
                     id=run_id,
                     name=name[:128],
                     seed=seed,
+                    seed_chosen=chosen,
                     status="running",
                     schedule=None,
                     parent_id=template_id,
@@ -406,7 +426,7 @@ def start_scheduled_run(store: Store, template_id: str, now: datetime) -> str:
                 )
             )
             session.flush()
-            _add_plan(session, run_id, seed, plan)
+            _add_plan(session, run_id, seed if chosen else None, plan)
     except IntegrityError:
         pass  # another beat tick started it at the same moment
     return run_id
@@ -819,7 +839,9 @@ def plan_ladder_matches(
     `tick`), and taken `players` at a time into disjoint matches, each
     seated in a seeded random order. Ids are `L<tick>-<ladder>-<k>`, where
     `tick` names one tick (beat's task id), so a tick delivered twice asks
-    for the same matches again (the referee plays each once).
+    for the same matches again (the referee plays each once). The requests
+    carry no seed: the store draws a secret one when the match is first
+    stored (pairings may be public, deals never).
     `deadline_ms` 0 is the referee's default. These matches belong to no
     tournament: recording them rates them on the ladder only.
     """
@@ -851,7 +873,7 @@ def plan_ladder_matches(
                 game=game,
                 players=players,
                 bot_ids=tuple(group),
-                seed=rng.randrange(SEED_RANGE),
+                seed=None,
                 options={},
                 duplicate=duplicate,
                 deadline_ms=deadline_ms,

@@ -7,15 +7,34 @@ from typing import Any, ClassVar
 
 from sqlalchemy import (
     JSON,
-    BigInteger,
     DateTime,
+    Dialect,
     ForeignKey,
     Integer,
     String,
     Text,
+    TypeDecorator,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+class SeedText(TypeDecorator[int]):
+    """A seed of any size, stored as its decimal text.
+
+    Drawn seeds have 128 bits, beyond every database's integer column; text
+    keeps them exact everywhere (a NUMERIC column in SQLite would round them).
+    """
+
+    impl = String(80)
+    cache_ok = True
+
+    def process_bind_param(self, value: int | None, dialect: Dialect) -> str | None:
+        return None if value is None else str(int(value))
+
+    def process_result_value(self, value: str | None, dialect: Dialect) -> int | None:
+        return None if value is None else int(value)
 
 
 class Base(DeclarativeBase):
@@ -55,7 +74,7 @@ class MatchRow(Base):
     game: Mapped[str] = mapped_column(String(32))
     players: Mapped[int] = mapped_column(Integer)
     bot_ids: Mapped[list[Any]]
-    seed: Mapped[int] = mapped_column(BigInteger)
+    seed: Mapped[int] = mapped_column(SeedText)
     options: Mapped[dict[str, Any]]
     duplicate: Mapped[bool]
     deadline_ms: Mapped[int] = mapped_column(Integer)
@@ -140,7 +159,11 @@ class TournamentRow(Base):
     duplicate: Mapped[bool]
     deadline_ms: Mapped[int] = mapped_column(Integer)
     options: Mapped[dict[str, Any]]
-    seed: Mapped[int] = mapped_column(BigInteger)
+    seed: Mapped[int] = mapped_column(SeedText)
+    # True when the operator chose `seed` (plans and deals derive from it, so
+    # it is theirs to keep or publish); else every match's seed is drawn
+    # secretly on its own and `seed` only orders the plan.
+    seed_chosen: Mapped[bool] = mapped_column(default=False, server_default=false())
     status: Mapped[str] = mapped_column(String(16), index=True)
     schedule: Mapped[str | None] = mapped_column(String(64), nullable=True)
     parent_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
@@ -159,7 +182,7 @@ class TournamentMatchRow(Base):
     tournament_id: Mapped[str] = mapped_column(ForeignKey("tournaments.id"), index=True)
     number: Mapped[int] = mapped_column(Integer)
     bot_ids: Mapped[list[Any]]
-    seed: Mapped[int] = mapped_column(BigInteger)
+    seed: Mapped[int] = mapped_column(SeedText)
     status: Mapped[str] = mapped_column(String(16))
 
 
@@ -190,7 +213,7 @@ class GameRow(Base):
 
     match_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     game_index: Mapped[int] = mapped_column(Integer, primary_key=True)
-    seed: Mapped[int] = mapped_column(BigInteger)
+    seed: Mapped[int] = mapped_column(SeedText)
     rounds: Mapped[int] = mapped_column(Integer)
 
 

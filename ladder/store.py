@@ -14,7 +14,7 @@ import secrets
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
+from ladder.fairness import commitment, draw_seed
 from ladder.models import BotRow, MatchRow, ReplayRow
 
 DEFAULT_DATABASE_URL = "sqlite:///arena.db"
@@ -52,13 +53,17 @@ class Bot:
 
 @dataclass(frozen=True)
 class MatchRequest:
-    """What a caller asks to be played; the id makes the request idempotent."""
+    """What a caller asks to be played; the id makes the request idempotent.
+
+    `seed` None asks the store to draw a secret one when it first stores
+    the match; a stored match always has its seed.
+    """
 
     id: str
     game: str
     players: int
     bot_ids: tuple[str, ...]
-    seed: int
+    seed: int | None
     options: dict[str, Any]
     duplicate: bool
     deadline_ms: int
@@ -72,6 +77,17 @@ class Match:
     status: str
     result: dict[str, Any] | None
     reason: str
+
+    @property
+    def seed(self) -> int:
+        """The seed of the match's deals: secret until the match has finished."""
+        assert self.request.seed is not None, "a stored match always has its seed"
+        return self.request.seed
+
+    @property
+    def seed_commitment(self) -> str:
+        """The commitment to the seed, public from the start (ladder.fairness)."""
+        return commitment(self.seed)
 
 
 @dataclass(frozen=True)
@@ -196,14 +212,21 @@ class Store:
     def create_match(self, request: MatchRequest) -> tuple[Match, bool]:
         """Store a new match, or find the one with this id; True if new.
 
-        Asking again with the same id and a different request is a Conflict.
-        Two callers racing (several referee replicas) both get the one row.
+        Asking again with the same id and a different request is a Conflict;
+        a request without a seed matches the stored one whatever seed was
+        drawn for it. Two callers racing (several referee replicas) both get
+        the one row.
         """
         try:
             return self._insert_match(request), True
         except IntegrityError:
             existing = self.match(request.id)
-            if existing.request != request:
+            asked = (
+                request
+                if request.seed is not None
+                else replace(request, seed=existing.request.seed)
+            )
+            if existing.request != asked:
                 raise Conflict(f"match {request.id!r} exists with other settings") from None
             return existing, False
 
@@ -214,7 +237,7 @@ class Store:
                 game=request.game,
                 players=request.players,
                 bot_ids=list(request.bot_ids),
-                seed=request.seed,
+                seed=draw_seed() if request.seed is None else request.seed,
                 options=dict(request.options),
                 duplicate=request.duplicate,
                 deadline_ms=request.deadline_ms,

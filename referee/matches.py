@@ -94,8 +94,9 @@ class MatchManager:
                 created = True
             if created:
                 self._events[request.id] = []
+                # The stored request: it holds the seed the store drew if the caller gave none.
                 self._tasks[request.id] = asyncio.create_task(
-                    self._run(request), name=f"match {request.id}"
+                    self._run(match.request), name=f"match {request.id}"
                 )
         return match
 

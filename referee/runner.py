@@ -20,6 +20,7 @@ from typing import Any
 
 import games
 from games.core import rank_scores
+from ladder.fairness import commitment
 from ladder.store import MatchRequest, Replay
 from referee.channels import ActRequest, Answer, Notice, SeatChannel, SeatGone, SeatTimeout
 
@@ -80,7 +81,9 @@ def aggregate(
     """The match result: per entry of `request.bot_ids`, scores summed over games.
 
     Ranks follow the totals (higher or lower is better, as the game says);
-    forfeiting bots come after all others and share the last rank.
+    forfeiting bots come after all others and share the last rank. The
+    result reveals the seed (as decimal text: 128 bits are beyond a JSON
+    number's safe range in most languages).
     """
     n = request.players
     spec = games.get(request.game)
@@ -105,7 +108,7 @@ def aggregate(
         "forfeits": sorted(set(forfeits)),
         "games": [
             {
-                "seed": request.seed,
+                "seed": str(request.seed),
                 "seats": list(outcome.seats),
                 "scores": list(outcome.result.scores),
                 "ranks": list(outcome.result.ranks),
@@ -128,7 +131,10 @@ class MatchRunner:
         clock: Callable[[], float] = time.monotonic,
         on_latency: Callable[[float], None] = lambda seconds: None,
     ) -> None:
+        if request.seed is None:
+            raise ValueError(f"match {request.id} has no seed: the store draws it when storing")
         self.request = request
+        self.seed = request.seed
         self.spec = games.get(request.game)
         self.options = self.spec.resolve_options(request.options, request.players)
         self._channels = channels
@@ -170,9 +176,17 @@ class MatchRunner:
 
     async def _play_game(self, index: int, seats: tuple[str, ...]) -> GameOutcome:
         self._events = []
-        state = self.spec.new_game(self.request.players, self.request.seed, self.options)
-        stand_in = random.Random(f"{self.request.seed}:{index}")
-        self._emit({"type": "game_start", "game_index": index, "seats": list(seats)})
+        state = self.spec.new_game(self.request.players, self.seed, self.options)
+        stand_in = random.Random(f"{self.seed}:{index}")
+        committed = commitment(self.seed)
+        self._emit(
+            {
+                "type": "game_start",
+                "game_index": index,
+                "seats": list(seats),
+                "seed_commitment": committed,
+            }
+        )
         for seat, bot in enumerate(seats):
             await self._channels[bot].notify(
                 Notice(
@@ -180,7 +194,12 @@ class MatchRunner:
                     self.request.id,
                     index,
                     seat,
-                    {"game": self.request.game, "seats": list(seats), "options": self.options},
+                    {
+                        "game": self.request.game,
+                        "seats": list(seats),
+                        "options": self.options,
+                        "seed_commitment": committed,
+                    },
                 )
             )
         # Checked once: a Protocol isinstance check is too slow for every move.

@@ -76,6 +76,24 @@ class Gatekeeper:
                 grpc.StatusCode.PERMISSION_DENIED, "this call needs the admin token"
             )
 
+    async def bound(
+        self,
+        buckets: KeyedBuckets,
+        context: grpc.aio.ServicerContext[object, object],
+        what: str,
+    ) -> None:
+        """Abort RESOURCE_EXHAUSTED when the caller's address is over its `what` a minute.
+
+        Admin-token callers (workers, operators) are exempt when the referee has a token.
+        """
+        exempt = self._settings.admin_token is not None and self.is_admin(context)
+        if not exempt and not buckets.take(peer_host(context)):
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"more than {buckets.per_minute} {what} a minute from this address; "
+                "try again later",
+            )
+
     async def bot(self, context: grpc.aio.ServicerContext[object, object]) -> Bot:
         """The bot whose token the call carries; aborts UNAUTHENTICATED otherwise."""
         token = bearer(context)
@@ -113,13 +131,7 @@ class BotService(pb_grpc.BotServiceServicer):
     ) -> pb.RegisterReply:
         if not self._settings.registration_is_open:
             await self._gate.require_admin(context)
-        exempt = self._settings.admin_token is not None and self._gate.is_admin(context)
-        if not exempt and not self._registrations.take(peer_host(context)):
-            await context.abort(
-                grpc.StatusCode.RESOURCE_EXHAUSTED,
-                f"more than {self._settings.registrations_per_minute} registrations a minute "
-                "from this address; try again later",
-            )
+        await self._gate.bound(self._registrations, context, "registrations")
         problem = wire.registration_problem(request.name, request.version, list(request.games))
         if problem:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(problem))
@@ -252,6 +264,7 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
         self._hub = hub
         self._manager = manager
         self._gate = gate
+        self._reads = KeyedBuckets(settings.reads_per_minute)
 
     async def StartMatch(
         self, request: pb.StartMatchRequest, context: grpc.aio.ServicerContext[object, object]
@@ -261,12 +274,16 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT, "match_id must be 1..64 characters"
             )
+        try:
+            seed = wire.requested_seed(request)
+        except ValueError as error:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(str(error)))
         match_request = MatchRequest(
             id=request.match_id,
             game=request.game,
             players=request.players,
             bot_ids=tuple(request.bot_ids),
-            seed=request.seed,
+            seed=seed,
             options=dict(request.options),
             duplicate=request.duplicate,
             deadline_ms=request.deadline_ms or self._settings.default_deadline_ms,
@@ -287,6 +304,7 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
     async def GetMatch(
         self, request: pb.GetMatchRequest, context: grpc.aio.ServicerContext[object, object]
     ) -> pb.Match:
+        await self._gate.bound(self._reads, context, "match reads")
         try:
             if request.wait:
                 match = await self._manager.wait(request.match_id)
@@ -300,6 +318,7 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
         self, request: pb.GetMatchRequest, context: grpc.aio.ServicerContext[object, object]
     ) -> AsyncIterator[pb.MatchEvent]:
         await self._gate.require_admin(context)
+        await self._gate.bound(self._reads, context, "match reads")
         try:
             async for event in self._manager.watch(request.match_id):
                 yield pb.MatchEvent(type=event["type"], json=json.dumps(event))
@@ -309,6 +328,7 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
     async def GetReplay(
         self, request: pb.GetMatchRequest, context: grpc.aio.ServicerContext[object, object]
     ) -> pb.Replay:
+        await self._gate.bound(self._reads, context, "match reads")
         try:
             match = await asyncio.to_thread(self._store.match, request.match_id)
             if match.status != "finished":

@@ -21,6 +21,7 @@ import orjson
 import games
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import cards_pb2 as cards
+from ladder.fairness import parse_seed
 from ladder.store import Match, Replay
 from referee.channels import ActRequest, Notice
 from referee.sessions import Outgoing, Problem
@@ -55,8 +56,10 @@ def registration_problem(name: str, version: str, game_names: list[str]) -> str 
         or not name.replace("-", "").replace("_", "").replace(".", "").isalnum()
     ):
         return "name must be 1..64 letters, digits, '-', '_' or '.'"
-    if not version or len(version) > 64 or "@" in version:
-        return "version must be 1..64 characters without '@'"
+    # Control and format characters (bidi overrides among them) could make a
+    # name or version shown on the standings read as another bot's.
+    if not version or len(version) > 64 or "@" in version or not version.isprintable():
+        return "version must be 1..64 printable characters without '@' (no control or format characters)"
     if not game_names:
         return f"name the games the bot plays: {', '.join(games.names())}"
     unknown = [game for game in game_names if game not in games.names()]
@@ -349,6 +352,7 @@ def _notice_message(notice: Notice) -> pb.RefereeMessage:
                 seat=notice.seat,
                 seats=details["seats"],
                 options={key: json.dumps(value) for key, value in details["options"].items()},
+                seed_commitment=details["seed_commitment"],
             )
         )
     if notice.kind == "game_end":
@@ -390,7 +394,8 @@ def result_message(result: dict[str, Any]) -> pb.MatchResult:
         forfeits=result["forfeits"],
         games=[
             pb.GameResult(
-                seed=game["seed"],
+                seed=_int64_or_zero(int(game["seed"])),
+                seed_decimal=str(int(game["seed"])),
                 seats=game["seats"],
                 scores=game["scores"],
                 ranks=game["ranks"],
@@ -402,15 +407,34 @@ def result_message(result: dict[str, Any]) -> pb.MatchResult:
     )
 
 
+def requested_seed(request: pb.StartMatchRequest) -> int | None:
+    """The seed a StartMatch asks for, or None: the referee then draws a secret one."""
+    if request.seed_decimal:
+        return parse_seed(request.seed_decimal)
+    if request.HasField("seed"):
+        if request.seed < 0:
+            raise ValueError(f"a seed is a number >= 0, not {request.seed}")
+        return request.seed
+    return None
+
+
+def _int64_or_zero(seed: int) -> int:
+    """The seed for the old int64 field: drawn 128-bit seeds do not fit, so 0."""
+    return seed if seed < 2**63 else 0
+
+
 def match_message(match: Match) -> pb.Match:
-    """A stored match as a message."""
+    """A stored match as a message: the seed's commitment always, the seed once finished."""
     message = pb.Match(
         match_id=match.request.id,
         status=match.status,
         game=match.request.game,
         bot_ids=match.request.bot_ids,
         reason=match.reason,
+        seed_commitment=match.seed_commitment,
     )
+    if match.status == "finished":
+        message.seed_decimal = str(match.seed)
     if match.result is not None:
         message.result.CopyFrom(result_message(match.result))
     return message

@@ -37,7 +37,11 @@ def is_transient(error: grpc.RpcError) -> bool:
 
 
 def start_request(request: MatchRequest) -> pb.StartMatchRequest:
-    """The StartMatch message that asks the referee to play `request`."""
+    """The StartMatch message that asks the referee to play `request`.
+
+    The seed travels as decimal text (drawn seeds have 128 bits); a request
+    without one leaves it to the referee to draw a secret seed.
+    """
     return pb.StartMatchRequest(
         match_id=request.id,
         game=request.game,
@@ -45,7 +49,7 @@ def start_request(request: MatchRequest) -> pb.StartMatchRequest:
         bot_ids=list(request.bot_ids),
         duplicate=request.duplicate,
         deadline_ms=request.deadline_ms,
-        seed=request.seed,
+        seed_decimal="" if request.seed is None else str(request.seed),
         options={key: str(value) for key, value in request.options.items()},
     )
 

@@ -44,6 +44,28 @@ def state_folder(database_url: str) -> Path:
     return Path.cwd() / ".arena"
 
 
+SWITCHES = {
+    "1": True,
+    "on": True,
+    "true": True,
+    "yes": True,
+    "0": False,
+    "off": False,
+    "false": False,
+    "no": False,
+}
+
+
+def switch(name: str, default: bool) -> bool:
+    """An on/off ARENA_* variable; ValueError naming it for any other value."""
+    value = (env(name) or "").strip().lower()
+    if not value:
+        return default
+    if value not in SWITCHES:
+        raise ValueError(f"ARENA_{name} must be on or off (1/0, true/false), not {value!r}")
+    return SWITCHES[value]
+
+
 @dataclass(frozen=True)
 class WorkerSettings:
     """Everything the workers and beat need to know."""
@@ -57,6 +79,7 @@ class WorkerSettings:
     ladder_interval_s: float = DEFAULT_LADDER_INTERVAL_S
     ladders: tuple[str, ...] = ()
     ladder_deadline_ms: int = 0
+    ladder_duplicate: bool = True
     match_timeout_s: float = DEFAULT_MATCH_TIMEOUT_S
     max_retries: int = 8
     visibility_timeout_s: int = DEFAULT_VISIBILITY_TIMEOUT_S
@@ -95,6 +118,7 @@ class WorkerSettings:
             ),
             ladders=tuple(name.strip() for name in ladders.split(",") if name.strip()),
             ladder_deadline_ms=int(env("LADDER_DEADLINE_MS", "0") or 0),
+            ladder_duplicate=switch("LADDER_DUPLICATE", True),
             match_timeout_s=float(env("MATCH_TIMEOUT_S", str(DEFAULT_MATCH_TIMEOUT_S)) or 0),
             visibility_timeout_s=int(
                 env("VISIBILITY_TIMEOUT_S", str(DEFAULT_VISIBILITY_TIMEOUT_S)) or 0

@@ -176,7 +176,12 @@ def ladder_tick(app: ArenaCelery, tick: str) -> list[str]:
         candidates = [bot for bot, slots in free.items() if slots > 0]
         try:
             requests = league.plan_ladder_matches(
-                res.store, lid, candidates, tick, deadline_ms=settings.ladder_deadline_ms
+                res.store,
+                lid,
+                candidates,
+                tick,
+                duplicate=settings.ladder_duplicate,
+                deadline_ms=settings.ladder_deadline_ms,
             )
         except NotFound:
             log.warning("ladder tick: no ladder %s", lid)

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from cardarena_api.v1 import cards_pb2 as cardarena__api_dot_v1_dot_cards__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1c\x63\x61rdarena_api/v1/arena.proto\x12\x10\x63\x61rdarena_api.v1\x1a\x1c\x63\x61rdarena_api/v1/cards.proto\"?\n\x0fRegisterRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12\r\n\x05games\x18\x03 \x03(\t\".\n\rRegisterReply\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t\"j\n\nBotMessage\x12(\n\x05hello\x18\x01 \x01(\x0b\x32\x17.cardarena_api.v1.HelloH\x00\x12*\n\x06\x61nswer\x18\x02 \x01(\x0b\x32\x18.cardarena_api.v1.AnswerH\x00\x42\x06\n\x04kind\")\n\x05Hello\x12\x10\n\x08\x63\x61pacity\x18\x01 \x01(\x05\x12\x0e\n\x06\x63lient\x18\x02 \x01(\t\"c\n\x06\x41nswer\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x0f\n\x05index\x18\x02 \x01(\x05H\x00\x12*\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x18.cardarena_api.v1.ActionH\x00\x42\x08\n\x06\x63hoice\"\x83\x03\n\x0eRefereeMessage\x12,\n\x07welcome\x18\x01 \x01(\x0b\x32\x19.cardarena_api.v1.WelcomeH\x00\x12$\n\x03\x61\x63t\x18\x02 \x01(\x0b\x32\x15.cardarena_api.v1.ActH\x00\x12\x31\n\ngame_start\x18\x03 \x01(\x0b\x32\x1b.cardarena_api.v1.GameStartH\x00\x12-\n\x08game_end\x18\x04 \x01(\x0b\x32\x19.cardarena_api.v1.GameEndH\x00\x12/\n\tmatch_end\x18\x05 \x01(\x0b\x32\x1a.cardarena_api.v1.MatchEndH\x00\x12*\n\x06strike\x18\x06 \x01(\x0b\x32\x18.cardarena_api.v1.StrikeH\x00\x12,\n\x07\x66orfeit\x18\x07 \x01(\x0b\x32\x19.cardarena_api.v1.ForfeitH\x00\x12(\n\x05\x65rror\x18\x08 \x01(\x0b\x32\x17.cardarena_api.v1.ErrorH\x00\x42\x06\n\x04kind\"?\n\x07Welcome\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x10\n\x08\x63\x61pacity\x18\x03 \x01(\x05\"\xe3\x01\n\x03\x41\x63t\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\x12\n\ngame_index\x18\x03 \x01(\x05\x12\x0c\n\x04game\x18\x04 \x01(\t\x12\x0c\n\x04seat\x18\x05 \x01(\x05\x12\x32\n\x0bobservation\x18\x06 \x01(\x0b\x32\x1d.cardarena_api.v1.Observation\x12\'\n\x05legal\x18\x07 \x03(\x0b\x32\x18.cardarena_api.v1.Action\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x08 \x01(\x05\x12\x14\n\x0ctime_bank_ms\x18\t \x01(\x05\"\xc7\x01\n\tGameStart\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x12\n\ngame_index\x18\x02 \x01(\x05\x12\x0c\n\x04game\x18\x03 \x01(\t\x12\x0c\n\x04seat\x18\x04 \x01(\x05\x12\r\n\x05seats\x18\x05 \x03(\t\x12\x39\n\x07options\x18\x06 \x03(\x0b\x32(.cardarena_api.v1.GameStart.OptionsEntry\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"l\n\x07GameEnd\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x12\n\ngame_index\x18\x02 \x01(\x05\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12\x0e\n\x06scores\x18\x04 \x03(\x05\x12\r\n\x05ranks\x18\x05 \x03(\x05\x12\x0e\n\x06rounds\x18\x06 \x01(\x05\"K\n\x08MatchEnd\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12-\n\x06result\x18\x02 \x01(\x0b\x32\x1d.cardarena_api.v1.MatchResult\"r\n\x06Strike\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x12\n\ngame_index\x18\x02 \x01(\x05\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12\x0e\n\x06reason\x18\x04 \x01(\t\x12\x0f\n\x07strikes\x18\x05 \x01(\x05\x12\x13\n\x0bmax_strikes\x18\x06 \x01(\x05\"+\n\x07\x46orfeit\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\",\n\x05\x45rror\x12\x0f\n\x07message\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\"\xfe\x01\n\x11StartMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x0f\n\x07players\x18\x03 \x01(\x05\x12\x0f\n\x07\x62ot_ids\x18\x04 \x03(\t\x12\x11\n\tduplicate\x18\x05 \x01(\x08\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x06 \x01(\x05\x12\x0c\n\x04seed\x18\x07 \x01(\x03\x12\x41\n\x07options\x18\x08 \x03(\x0b\x32\x30.cardarena_api.v1.StartMatchRequest.OptionsEntry\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"1\n\x0fGetMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04wait\x18\x02 \x01(\x08\"\x87\x01\n\x05Match\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0e\n\x06status\x18\x02 \x01(\t\x12\x0c\n\x04game\x18\x03 \x01(\t\x12\x0f\n\x07\x62ot_ids\x18\x04 \x03(\t\x12-\n\x06result\x18\x05 \x01(\x0b\x32\x1d.cardarena_api.v1.MatchResult\x12\x0e\n\x06reason\x18\x06 \x01(\t\"y\n\x0bMatchResult\x12\x0e\n\x06scores\x18\x01 \x03(\x05\x12\r\n\x05ranks\x18\x02 \x03(\x05\x12\x10\n\x08\x66orfeits\x18\x03 \x03(\t\x12+\n\x05games\x18\x04 \x03(\x0b\x32\x1c.cardarena_api.v1.GameResult\x12\x0c\n\x04json\x18\x05 \x01(\t\"X\n\nGameResult\x12\x0c\n\x04seed\x18\x01 \x01(\x03\x12\r\n\x05seats\x18\x02 \x03(\t\x12\x0e\n\x06scores\x18\x03 \x03(\x05\x12\r\n\x05ranks\x18\x04 \x03(\x05\x12\x0e\n\x06rounds\x18\x05 \x01(\x05\"(\n\nMatchEvent\x12\x0c\n\x04type\x18\x01 \x01(\t\x12\x0c\n\x04json\x18\x02 \x01(\t\"G\n\x06Replay\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12+\n\x05games\x18\x02 \x03(\x0b\x32\x1c.cardarena_api.v1.GameReplay\"V\n\nGameReplay\x12\x12\n\ngame_index\x18\x01 \x01(\x05\x12\r\n\x05seats\x18\x02 \x03(\t\x12\x10\n\x08log_json\x18\x03 \x01(\t\x12\x13\n\x0b\x65vents_json\x18\x04 \x01(\t\"\x15\n\x13ListSessionsRequest\"D\n\x11ListSessionsReply\x12/\n\x08sessions\x18\x01 \x03(\x0b\x32\x1d.cardarena_api.v1.SessionInfo\"=\n\x0bSessionInfo\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\x12\x10\n\x08\x63\x61pacity\x18\x02 \x01(\x05\x12\x0c\n\x04\x62usy\x18\x03 \x01(\x05\x32\xab\x01\n\nBotService\x12N\n\x08Register\x12!.cardarena_api.v1.RegisterRequest\x1a\x1f.cardarena_api.v1.RegisterReply\x12M\n\x07Session\x12\x1c.cardarena_api.v1.BotMessage\x1a .cardarena_api.v1.RefereeMessage(\x01\x30\x01\x32\x9b\x03\n\x0eRefereeService\x12J\n\nStartMatch\x12#.cardarena_api.v1.StartMatchRequest\x1a\x17.cardarena_api.v1.Match\x12\x46\n\x08GetMatch\x12!.cardarena_api.v1.GetMatchRequest\x1a\x17.cardarena_api.v1.Match\x12O\n\nWatchMatch\x12!.cardarena_api.v1.GetMatchRequest\x1a\x1c.cardarena_api.v1.MatchEvent0\x01\x12H\n\tGetReplay\x12!.cardarena_api.v1.GetMatchRequest\x1a\x18.cardarena_api.v1.Replay\x12Z\n\x0cListSessions\x12%.cardarena_api.v1.ListSessionsRequest\x1a#.cardarena_api.v1.ListSessionsReplyb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1c\x63\x61rdarena_api/v1/arena.proto\x12\x10\x63\x61rdarena_api.v1\x1a\x1c\x63\x61rdarena_api/v1/cards.proto\"?\n\x0fRegisterRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12\r\n\x05games\x18\x03 \x03(\t\".\n\rRegisterReply\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t\"j\n\nBotMessage\x12(\n\x05hello\x18\x01 \x01(\x0b\x32\x17.cardarena_api.v1.HelloH\x00\x12*\n\x06\x61nswer\x18\x02 \x01(\x0b\x32\x18.cardarena_api.v1.AnswerH\x00\x42\x06\n\x04kind\")\n\x05Hello\x12\x10\n\x08\x63\x61pacity\x18\x01 \x01(\x05\x12\x0e\n\x06\x63lient\x18\x02 \x01(\t\"c\n\x06\x41nswer\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x0f\n\x05index\x18\x02 \x01(\x05H\x00\x12*\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x18.cardarena_api.v1.ActionH\x00\x42\x08\n\x06\x63hoice\"\x83\x03\n\x0eRefereeMessage\x12,\n\x07welcome\x18\x01 \x01(\x0b\x32\x19.cardarena_api.v1.WelcomeH\x00\x12$\n\x03\x61\x63t\x18\x02 \x01(\x0b\x32\x15.cardarena_api.v1.ActH\x00\x12\x31\n\ngame_start\x18\x03 \x01(\x0b\x32\x1b.cardarena_api.v1.GameStartH\x00\x12-\n\x08game_end\x18\x04 \x01(\x0b\x32\x19.cardarena_api.v1.GameEndH\x00\x12/\n\tmatch_end\x18\x05 \x01(\x0b\x32\x1a.cardarena_api.v1.MatchEndH\x00\x12*\n\x06strike\x18\x06 \x01(\x0b\x32\x18.cardarena_api.v1.StrikeH\x00\x12,\n\x07\x66orfeit\x18\x07 \x01(\x0b\x32\x19.cardarena_api.v1.ForfeitH\x00\x12(\n\x05\x65rror\x18\x08 \x01(\x0b\x32\x17.cardarena_api.v1.ErrorH\x00\x42\x06\n\x04kind\"?\n\x07Welcome\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x10\n\x08\x63\x61pacity\x18\x03 \x01(\x05\"\xe3\x01\n\x03\x41\x63t\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\x12\n\ngame_index\x18\x03 \x01(\x05\x12\x0c\n\x04game\x18\x04 \x01(\t\x12\x0c\n\x04seat\x18\x05 \x01(\x05\x12\x32\n\x0bobservation\x18\x06 \x01(\x0b\x32\x1d.cardarena_api.v1.Observation\x12\'\n\x05legal\x18\x07 \x03(\x0b\x32\x18.cardarena_api.v1.Action\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x08 \x01(\x05\x12\x14\n\x0ctime_bank_ms\x18\t \x01(\x05\"\xe0\x01\n\tGameStart\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x12\n\ngame_index\x18\x02 \x01(\x05\x12\x0c\n\x04game\x18\x03 \x01(\t\x12\x0c\n\x04seat\x18\x04 \x01(\x05\x12\r\n\x05seats\x18\x05 \x03(\t\x12\x39\n\x07options\x18\x06 \x03(\x0b\x32(.cardarena_api.v1.GameStart.OptionsEntry\x12\x17\n\x0fseed_commitment\x18\x07 \x01(\t\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"l\n\x07GameEnd\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x12\n\ngame_index\x18\x02 \x01(\x05\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12\x0e\n\x06scores\x18\x04 \x03(\x05\x12\r\n\x05ranks\x18\x05 \x03(\x05\x12\x0e\n\x06rounds\x18\x06 \x01(\x05\"K\n\x08MatchEnd\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12-\n\x06result\x18\x02 \x01(\x0b\x32\x1d.cardarena_api.v1.MatchResult\"r\n\x06Strike\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x12\n\ngame_index\x18\x02 \x01(\x05\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12\x0e\n\x06reason\x18\x04 \x01(\t\x12\x0f\n\x07strikes\x18\x05 \x01(\x05\x12\x13\n\x0bmax_strikes\x18\x06 \x01(\x05\"+\n\x07\x46orfeit\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\",\n\x05\x45rror\x12\x0f\n\x07message\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\"\xa2\x02\n\x11StartMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x0f\n\x07players\x18\x03 \x01(\x05\x12\x0f\n\x07\x62ot_ids\x18\x04 \x03(\t\x12\x11\n\tduplicate\x18\x05 \x01(\x08\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x06 \x01(\x05\x12\x11\n\x04seed\x18\x07 \x01(\x03H\x00\x88\x01\x01\x12\x14\n\x0cseed_decimal\x18\t \x01(\t\x12\x41\n\x07options\x18\x08 \x03(\x0b\x32\x30.cardarena_api.v1.StartMatchRequest.OptionsEntry\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x07\n\x05_seed\"1\n\x0fGetMatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04wait\x18\x02 \x01(\x08\"\xb6\x01\n\x05Match\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0e\n\x06status\x18\x02 \x01(\t\x12\x0c\n\x04game\x18\x03 \x01(\t\x12\x0f\n\x07\x62ot_ids\x18\x04 \x03(\t\x12-\n\x06result\x18\x05 \x01(\x0b\x32\x1d.cardarena_api.v1.MatchResult\x12\x0e\n\x06reason\x18\x06 \x01(\t\x12\x17\n\x0fseed_commitment\x18\x07 \x01(\t\x12\x14\n\x0cseed_decimal\x18\x08 \x01(\t\"y\n\x0bMatchResult\x12\x0e\n\x06scores\x18\x01 \x03(\x05\x12\r\n\x05ranks\x18\x02 \x03(\x05\x12\x10\n\x08\x66orfeits\x18\x03 \x03(\t\x12+\n\x05games\x18\x04 \x03(\x0b\x32\x1c.cardarena_api.v1.GameResult\x12\x0c\n\x04json\x18\x05 \x01(\t\"n\n\nGameResult\x12\x0c\n\x04seed\x18\x01 \x01(\x03\x12\x14\n\x0cseed_decimal\x18\x06 \x01(\t\x12\r\n\x05seats\x18\x02 \x03(\t\x12\x0e\n\x06scores\x18\x03 \x03(\x05\x12\r\n\x05ranks\x18\x04 \x03(\x05\x12\x0e\n\x06rounds\x18\x05 \x01(\x05\"(\n\nMatchEvent\x12\x0c\n\x04type\x18\x01 \x01(\t\x12\x0c\n\x04json\x18\x02 \x01(\t\"G\n\x06Replay\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12+\n\x05games\x18\x02 \x03(\x0b\x32\x1c.cardarena_api.v1.GameReplay\"V\n\nGameReplay\x12\x12\n\ngame_index\x18\x01 \x01(\x05\x12\r\n\x05seats\x18\x02 \x03(\t\x12\x10\n\x08log_json\x18\x03 \x01(\t\x12\x13\n\x0b\x65vents_json\x18\x04 \x01(\t\"\x15\n\x13ListSessionsRequest\"D\n\x11ListSessionsReply\x12/\n\x08sessions\x18\x01 \x03(\x0b\x32\x1d.cardarena_api.v1.SessionInfo\"=\n\x0bSessionInfo\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\x12\x10\n\x08\x63\x61pacity\x18\x02 \x01(\x05\x12\x0c\n\x04\x62usy\x18\x03 \x01(\x05\x32\xab\x01\n\nBotService\x12N\n\x08Register\x12!.cardarena_api.v1.RegisterRequest\x1a\x1f.cardarena_api.v1.RegisterReply\x12M\n\x07Session\x12\x1c.cardarena_api.v1.BotMessage\x1a .cardarena_api.v1.RefereeMessage(\x01\x30\x01\x32\x9b\x03\n\x0eRefereeService\x12J\n\nStartMatch\x12#.cardarena_api.v1.StartMatchRequest\x1a\x17.cardarena_api.v1.Match\x12\x46\n\x08GetMatch\x12!.cardarena_api.v1.GetMatchRequest\x1a\x17.cardarena_api.v1.Match\x12O\n\nWatchMatch\x12!.cardarena_api.v1.GetMatchRequest\x1a\x1c.cardarena_api.v1.MatchEvent0\x01\x12H\n\tGetReplay\x12!.cardarena_api.v1.GetMatchRequest\x1a\x18.cardarena_api.v1.Replay\x12Z\n\x0cListSessions\x12%.cardarena_api.v1.ListSessionsRequest\x1a#.cardarena_api.v1.ListSessionsReplyb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -53,45 +53,45 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_ACT']._serialized_start=901
   _globals['_ACT']._serialized_end=1128
   _globals['_GAMESTART']._serialized_start=1131
-  _globals['_GAMESTART']._serialized_end=1330
-  _globals['_GAMESTART_OPTIONSENTRY']._serialized_start=1284
-  _globals['_GAMESTART_OPTIONSENTRY']._serialized_end=1330
-  _globals['_GAMEEND']._serialized_start=1332
-  _globals['_GAMEEND']._serialized_end=1440
-  _globals['_MATCHEND']._serialized_start=1442
-  _globals['_MATCHEND']._serialized_end=1517
-  _globals['_STRIKE']._serialized_start=1519
-  _globals['_STRIKE']._serialized_end=1633
-  _globals['_FORFEIT']._serialized_start=1635
-  _globals['_FORFEIT']._serialized_end=1678
-  _globals['_ERROR']._serialized_start=1680
-  _globals['_ERROR']._serialized_end=1724
-  _globals['_STARTMATCHREQUEST']._serialized_start=1727
-  _globals['_STARTMATCHREQUEST']._serialized_end=1981
-  _globals['_STARTMATCHREQUEST_OPTIONSENTRY']._serialized_start=1284
-  _globals['_STARTMATCHREQUEST_OPTIONSENTRY']._serialized_end=1330
-  _globals['_GETMATCHREQUEST']._serialized_start=1983
-  _globals['_GETMATCHREQUEST']._serialized_end=2032
-  _globals['_MATCH']._serialized_start=2035
-  _globals['_MATCH']._serialized_end=2170
-  _globals['_MATCHRESULT']._serialized_start=2172
-  _globals['_MATCHRESULT']._serialized_end=2293
-  _globals['_GAMERESULT']._serialized_start=2295
-  _globals['_GAMERESULT']._serialized_end=2383
-  _globals['_MATCHEVENT']._serialized_start=2385
-  _globals['_MATCHEVENT']._serialized_end=2425
-  _globals['_REPLAY']._serialized_start=2427
-  _globals['_REPLAY']._serialized_end=2498
-  _globals['_GAMEREPLAY']._serialized_start=2500
-  _globals['_GAMEREPLAY']._serialized_end=2586
-  _globals['_LISTSESSIONSREQUEST']._serialized_start=2588
-  _globals['_LISTSESSIONSREQUEST']._serialized_end=2609
-  _globals['_LISTSESSIONSREPLY']._serialized_start=2611
-  _globals['_LISTSESSIONSREPLY']._serialized_end=2679
-  _globals['_SESSIONINFO']._serialized_start=2681
-  _globals['_SESSIONINFO']._serialized_end=2742
-  _globals['_BOTSERVICE']._serialized_start=2745
-  _globals['_BOTSERVICE']._serialized_end=2916
-  _globals['_REFEREESERVICE']._serialized_start=2919
-  _globals['_REFEREESERVICE']._serialized_end=3330
+  _globals['_GAMESTART']._serialized_end=1355
+  _globals['_GAMESTART_OPTIONSENTRY']._serialized_start=1309
+  _globals['_GAMESTART_OPTIONSENTRY']._serialized_end=1355
+  _globals['_GAMEEND']._serialized_start=1357
+  _globals['_GAMEEND']._serialized_end=1465
+  _globals['_MATCHEND']._serialized_start=1467
+  _globals['_MATCHEND']._serialized_end=1542
+  _globals['_STRIKE']._serialized_start=1544
+  _globals['_STRIKE']._serialized_end=1658
+  _globals['_FORFEIT']._serialized_start=1660
+  _globals['_FORFEIT']._serialized_end=1703
+  _globals['_ERROR']._serialized_start=1705
+  _globals['_ERROR']._serialized_end=1749
+  _globals['_STARTMATCHREQUEST']._serialized_start=1752
+  _globals['_STARTMATCHREQUEST']._serialized_end=2042
+  _globals['_STARTMATCHREQUEST_OPTIONSENTRY']._serialized_start=1309
+  _globals['_STARTMATCHREQUEST_OPTIONSENTRY']._serialized_end=1355
+  _globals['_GETMATCHREQUEST']._serialized_start=2044
+  _globals['_GETMATCHREQUEST']._serialized_end=2093
+  _globals['_MATCH']._serialized_start=2096
+  _globals['_MATCH']._serialized_end=2278
+  _globals['_MATCHRESULT']._serialized_start=2280
+  _globals['_MATCHRESULT']._serialized_end=2401
+  _globals['_GAMERESULT']._serialized_start=2403
+  _globals['_GAMERESULT']._serialized_end=2513
+  _globals['_MATCHEVENT']._serialized_start=2515
+  _globals['_MATCHEVENT']._serialized_end=2555
+  _globals['_REPLAY']._serialized_start=2557
+  _globals['_REPLAY']._serialized_end=2628
+  _globals['_GAMEREPLAY']._serialized_start=2630
+  _globals['_GAMEREPLAY']._serialized_end=2716
+  _globals['_LISTSESSIONSREQUEST']._serialized_start=2718
+  _globals['_LISTSESSIONSREQUEST']._serialized_end=2739
+  _globals['_LISTSESSIONSREPLY']._serialized_start=2741
+  _globals['_LISTSESSIONSREPLY']._serialized_end=2809
+  _globals['_SESSIONINFO']._serialized_start=2811
+  _globals['_SESSIONINFO']._serialized_end=2872
+  _globals['_BOTSERVICE']._serialized_start=2875
+  _globals['_BOTSERVICE']._serialized_end=3046
+  _globals['_REFEREESERVICE']._serialized_start=3049
+  _globals['_REFEREESERVICE']._serialized_end=3460
 # @@protoc_insertion_point(module_scope)

@@ -305,11 +305,16 @@ class GameStart(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     SEATS_FIELD_NUMBER: _builtins.int
     OPTIONS_FIELD_NUMBER: _builtins.int
+    SEED_COMMITMENT_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     game_index: _builtins.int
     game: _builtins.str
     seat: _builtins.int
     """your seat in this game"""
+    seed_commitment: _builtins.str
+    """SHA-256 (hex) of the match seed's decimal text; the seed itself is
+    published when the match is over (docs/protocol.md, "Fair deals").
+    """
     @_builtins.property
     def seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """bot id per seat"""
@@ -325,10 +330,11 @@ class GameStart(_message.Message):
         seat: _builtins.int = ...,
         seats: _abc.Iterable[_builtins.str] | None = ...,
         options: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
+        seed_commitment: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_index", b"game_index", "match_id", b"match_id", "options", b"options", "seat", b"seat", "seats", b"seats"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_index", b"game_index", "match_id", b"match_id", "options", b"options", "seat", b"seat", "seats", b"seats", "seed_commitment", b"seed_commitment"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -510,6 +516,7 @@ class StartMatchRequest(_message.Message):
     DUPLICATE_FIELD_NUMBER: _builtins.int
     DEADLINE_MS_FIELD_NUMBER: _builtins.int
     SEED_FIELD_NUMBER: _builtins.int
+    SEED_DECIMAL_FIELD_NUMBER: _builtins.int
     OPTIONS_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     """chosen by the caller"""
@@ -519,6 +526,11 @@ class StartMatchRequest(_message.Message):
     deadline_ms: _builtins.int
     """0: the referee's default"""
     seed: _builtins.int
+    """The seed of the deals, if the caller chooses it (and so makes it known).
+    Set neither field to have the referee draw a secret 128-bit seed.
+    """
+    seed_decimal: _builtins.str
+    """a seed of any size as decimal text; wins over seed"""
     @_builtins.property
     def bot_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """one per seat (rotated when duplicate)"""
@@ -534,14 +546,17 @@ class StartMatchRequest(_message.Message):
         bot_ids: _abc.Iterable[_builtins.str] | None = ...,
         duplicate: _builtins.bool = ...,
         deadline_ms: _builtins.int = ...,
-        seed: _builtins.int = ...,
+        seed: _builtins.int | None = ...,
+        seed_decimal: _builtins.str = ...,
         options: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "seed", b"seed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_ids", b"bot_ids", "deadline_ms", b"deadline_ms", "duplicate", b"duplicate", "game", b"game", "match_id", b"match_id", "options", b"options", "players", b"players", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "bot_ids", b"bot_ids", "deadline_ms", b"deadline_ms", "duplicate", b"duplicate", "game", b"game", "match_id", b"match_id", "options", b"options", "players", b"players", "seed", b"seed", "seed_decimal", b"seed_decimal"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
+    _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seed) -> _WhichOneofReturnType__seed | None: ...
 
 Global___StartMatchRequest: _TypeAlias = StartMatchRequest  # noqa: Y015
 
@@ -577,12 +592,18 @@ class Match(_message.Message):
     BOT_IDS_FIELD_NUMBER: _builtins.int
     RESULT_FIELD_NUMBER: _builtins.int
     REASON_FIELD_NUMBER: _builtins.int
+    SEED_COMMITMENT_FIELD_NUMBER: _builtins.int
+    SEED_DECIMAL_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     status: _builtins.str
     """running, finished, aborted"""
     game: _builtins.str
     reason: _builtins.str
     """why aborted"""
+    seed_commitment: _builtins.str
+    """SHA-256 (hex) of seed_decimal, from the start"""
+    seed_decimal: _builtins.str
+    """the seed, only once finished ("" before)"""
     @_builtins.property
     def bot_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
     @_builtins.property
@@ -598,10 +619,12 @@ class Match(_message.Message):
         bot_ids: _abc.Iterable[_builtins.str] | None = ...,
         result: Global___MatchResult | None = ...,
         reason: _builtins.str = ...,
+        seed_commitment: _builtins.str = ...,
+        seed_decimal: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["result", b"result"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_ids", b"bot_ids", "game", b"game", "match_id", b"match_id", "reason", b"reason", "result", b"result", "status", b"status"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_ids", b"bot_ids", "game", b"game", "match_id", b"match_id", "reason", b"reason", "result", b"result", "seed_commitment", b"seed_commitment", "seed_decimal", b"seed_decimal", "status", b"status"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -650,11 +673,15 @@ class GameResult(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     SEED_FIELD_NUMBER: _builtins.int
+    SEED_DECIMAL_FIELD_NUMBER: _builtins.int
     SEATS_FIELD_NUMBER: _builtins.int
     SCORES_FIELD_NUMBER: _builtins.int
     RANKS_FIELD_NUMBER: _builtins.int
     ROUNDS_FIELD_NUMBER: _builtins.int
     seed: _builtins.int
+    """the seed when it fits in int64, else 0: read seed_decimal"""
+    seed_decimal: _builtins.str
+    """the seed of the deal, as decimal text"""
     rounds: _builtins.int
     @_builtins.property
     def seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
@@ -666,6 +693,7 @@ class GameResult(_message.Message):
         self,
         *,
         seed: _builtins.int = ...,
+        seed_decimal: _builtins.str = ...,
         seats: _abc.Iterable[_builtins.str] | None = ...,
         scores: _abc.Iterable[_builtins.int] | None = ...,
         ranks: _abc.Iterable[_builtins.int] | None = ...,
@@ -673,7 +701,7 @@ class GameResult(_message.Message):
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["ranks", b"ranks", "rounds", b"rounds", "scores", b"scores", "seats", b"seats", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ranks", b"ranks", "rounds", b"rounds", "scores", b"scores", "seats", b"seats", "seed", b"seed", "seed_decimal", b"seed_decimal"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -482,6 +482,8 @@ def target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
             "0",
             "--session-opens-per-minute",
             "0",
+            "--reads-per-minute",
+            "0",
         )
         session_bot = referee.register("fuzz-session")
         match_bots = [referee.register("fuzz-match", (game,)) for game in ALL_GAMES]

@@ -233,6 +233,7 @@ LIMITS = {
     "stray_messages_per_second": 10.0,
     "flood_limit": 20,
     "max_message_bytes": 4096,
+    "reads_per_minute": 5,
 }
 
 
@@ -330,6 +331,29 @@ def test_bounds_on_registrations_sessions_strays_and_sizes(inproc: InProcess) ->
     with pytest.raises(grpc.RpcError) as too_big:
         inproc.bots.Register(big, metadata=admin(), timeout=10)
     assert too_big.value.code() == exhausted
+
+
+def test_match_reads_are_bounded_per_address(inproc: InProcess) -> None:
+    """GetMatch, GetReplay and WatchMatch share a bound per address (5 a minute
+    here); callers with the admin token are exempt."""
+    unknown = pb.GetMatchRequest(match_id="no-such-match")
+    calls = [
+        lambda: inproc.matches.GetMatch(unknown, timeout=10),
+        lambda: inproc.matches.GetReplay(unknown, timeout=10),
+    ]
+    codes = [code_of(calls[n % 2]) for n in range(5)]
+    assert set(codes) == {grpc.StatusCode.NOT_FOUND}
+    for call in calls:
+        with pytest.raises(grpc.RpcError) as refused:
+            call()
+        assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "more than 5 match reads a minute" in (refused.value.details() or "")
+    watched = inproc.matches.WatchMatch(unknown, metadata=admin(), timeout=10)
+    assert code_of(lambda: next(iter(watched))) == grpc.StatusCode.NOT_FOUND
+    assert (
+        code_of(lambda: inproc.matches.GetMatch(unknown, metadata=admin(), timeout=10))
+        == grpc.StatusCode.NOT_FOUND
+    )
 
 
 # -- TLS ----------------------------------------------------------------------------
@@ -436,3 +460,21 @@ def test_tls_referee_plays_a_match_and_refuses_plaintext(tmp_path: Path) -> None
             thread.join(10)
         loop.close()
         procs.close()
+
+
+def test_names_and_versions_with_control_characters_are_refused(inproc: InProcess) -> None:
+    """A bidi override or another control or format character could make one bot's
+    name read as another's on the standings: Register refuses it."""
+    for name, version in [
+        ("good\u202ebot", "1"),
+        ("bot", "1\u202e0"),
+        ("bot", "v\u2066x"),
+        ("bot", "1\x00"),
+        ("zero\u200bwidth", "1"),
+    ]:
+        request = pb.RegisterRequest(name=name, version=version, games=GAMES)
+        with pytest.raises(grpc.RpcError) as refused:
+            inproc.bots.Register(request, metadata=admin(), timeout=10)
+        assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT, (name, version)
+    fine = pb.RegisterRequest(name="plain-bot", version="1.0 beta", games=GAMES)
+    assert inproc.bots.Register(fine, metadata=admin(), timeout=10).bot_id

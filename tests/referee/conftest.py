@@ -234,11 +234,13 @@ class RefereeProc:
         game: str,
         bots: Sequence[BotHandle],
         *,
-        seed: int = 1,
+        seed: int | None = 1,
         duplicate: bool = False,
         deadline_ms: int = 1000,
         options: dict[str, str] | None = None,
+        metadata: Sequence[tuple[str, str]] | None = None,
     ) -> pb.Match:
+        """StartMatch; `seed` None leaves the referee to draw a secret one."""
         return self.matches.StartMatch(
             pb.StartMatchRequest(
                 match_id=match_id,
@@ -250,6 +252,7 @@ class RefereeProc:
                 seed=seed,
                 options=options or {},
             ),
+            metadata=metadata,
             timeout=30,
         )
 
@@ -455,7 +458,7 @@ def check_complete(
     assert len(played) == (n if duplicate else 1)
     totals = [0] * n
     for shift, one in enumerate(played):
-        assert one["seed"] == seed
+        assert one["seed"] == str(seed)
         assert one["seats"] == rotated(bot_ids, shift)
         assert len(one["scores"]) == n
         assert list(one["ranks"]) == list(rank_scores(one["scores"], spec.higher_is_better))
@@ -494,7 +497,7 @@ def check_replay(referee: RefereeProc, match_id: str, result: dict[str, Any]) ->
     assert len(logs) == len(result["games"])
     for (seats, log, events), one in zip(logs, result["games"], strict=True):
         assert seats == one["seats"]
-        assert log["game"] == result["game"] and log["seed"] == one["seed"]
+        assert log["game"] == result["game"] and str(log["seed"]) == one["seed"]
         state = games.replay(log)  # type: ignore[arg-type]
         assert state.is_over()
         assert list(state.result().scores) == one["scores"]

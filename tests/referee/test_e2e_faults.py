@@ -57,7 +57,7 @@ def complete(
         result,
         GAME,
         [bot.bot_id for bot in seats],
-        seed=result["games"][0]["seed"],
+        seed=int(result["games"][0]["seed"]),
         duplicate=False,
         forfeits=forfeits,
     )

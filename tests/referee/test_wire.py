@@ -334,10 +334,16 @@ def test_notices_and_errors_have_their_messages() -> None:
             "m1",
             1,
             2,
-            {"game": "golden10", "seats": ["a", "b", "c"], "options": {"rounds": 2}},
+            {
+                "game": "golden10",
+                "seats": ["a", "b", "c"],
+                "options": {"rounds": 2},
+                "seed_commitment": "ab" * 32,
+            },
         )
     )
     assert start.game_start.seats == ["a", "b", "c"]
+    assert start.game_start.seed_commitment == "ab" * 32
     assert (start.game_start.game, start.game_start.seat) == ("golden10", 2)
     assert dict(start.game_start.options) == {"rounds": "2"}
     end = wire.referee_message(
