@@ -14,7 +14,7 @@ import secrets
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -26,8 +26,21 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from ladder.fairness import commitment, draw_seed
+from ladder.fairness import draw_seed
 from ladder.models import BotRow, MatchRow, ReplayRow
+from ladder.records import Bot, Match, MatchRequest, MatchResult, MatchStatus, Replay
+
+__all__ = [
+    "DEFAULT_DATABASE_URL",
+    "Bot",
+    "Conflict",
+    "Match",
+    "MatchRequest",
+    "NotFound",
+    "Replay",
+    "Store",
+    "migrate",
+]
 
 DEFAULT_DATABASE_URL = "sqlite:///arena.db"
 MIGRATIONS = Path(__file__).with_name("migrations")
@@ -39,65 +52,6 @@ class NotFound(LookupError):
 
 class Conflict(ValueError):
     """A request that contradicts what the store already holds."""
-
-
-@dataclass(frozen=True)
-class Bot:
-    """A registered bot version."""
-
-    id: str
-    name: str
-    version: str
-    games: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class MatchRequest:
-    """What a caller asks to be played; the id makes the request idempotent.
-
-    `seed` None asks the store to draw a secret one when it first stores
-    the match; a stored match always has its seed.
-    """
-
-    id: str
-    game: str
-    players: int
-    bot_ids: tuple[str, ...]
-    seed: int | None
-    options: dict[str, Any]
-    duplicate: bool
-    deadline_ms: int
-
-
-@dataclass(frozen=True)
-class Match:
-    """A match as stored: its request, status and (once finished) result."""
-
-    request: MatchRequest
-    status: str
-    result: dict[str, Any] | None
-    reason: str
-
-    @property
-    def seed(self) -> int:
-        """The seed of the match's deals: secret until the match has finished."""
-        assert self.request.seed is not None, "a stored match always has its seed"
-        return self.request.seed
-
-    @property
-    def seed_commitment(self) -> str:
-        """The commitment to the seed, public from the start (ladder.fairness)."""
-        return commitment(self.seed)
-
-
-@dataclass(frozen=True)
-class Replay:
-    """One game of a match: who sat where, its event log and referee events."""
-
-    game_index: int
-    seats: tuple[str, ...]
-    log: dict[str, Any]
-    events: list[Any]
 
 
 def hash_token(token: str) -> str:
@@ -241,7 +195,7 @@ class Store:
                 options=dict(request.options),
                 duplicate=request.duplicate,
                 deadline_ms=request.deadline_ms,
-                status="running",
+                status=MatchStatus.RUNNING,
                 result=None,
                 reason="",
                 created_at=utcnow(),
@@ -257,16 +211,14 @@ class Store:
                 raise NotFound(f"no match with id {match_id!r}")
             return _match(row)
 
-    def finish_match(
-        self, match_id: str, result: dict[str, Any], replays: Sequence[Replay]
-    ) -> None:
+    def finish_match(self, match_id: str, result: MatchResult, replays: Sequence[Replay]) -> None:
         """Record a finished match with its replays, in one transaction."""
         with self.session() as session:
             row = session.get(MatchRow, match_id)
             if row is None:
                 raise NotFound(f"no match with id {match_id!r}")
-            row.status = "finished"
-            row.result = result
+            row.status = MatchStatus.FINISHED
+            row.result = result.to_json()
             row.finished_at = utcnow()
             row.replays = [
                 ReplayRow(
@@ -282,8 +234,8 @@ class Store:
         """Mark a running match aborted (nothing of it is counted)."""
         with self.session() as session:
             row = session.get(MatchRow, match_id)
-            if row is not None and row.status == "running":
-                row.status = "aborted"
+            if row is not None and row.status == MatchStatus.RUNNING:
+                row.status = MatchStatus.ABORTED
                 row.reason = reason
                 row.finished_at = utcnow()
 
@@ -293,8 +245,8 @@ class Store:
             row = session.get(MatchRow, match_id)
             if row is None:
                 raise NotFound(f"no match with id {match_id!r}")
-            if row.status == "aborted":
-                row.status = "running"
+            if row.status == MatchStatus.ABORTED:
+                row.status = MatchStatus.RUNNING
                 row.reason = ""
                 row.finished_at = None
             return _match(row)
@@ -302,9 +254,11 @@ class Store:
     def abort_running(self, reason: str) -> list[str]:
         """Abort every match still marked running (a referee died mid-match)."""
         with self.session() as session:
-            rows = list(session.scalars(select(MatchRow).where(MatchRow.status == "running")))
+            rows = list(
+                session.scalars(select(MatchRow).where(MatchRow.status == MatchStatus.RUNNING))
+            )
             for row in rows:
-                row.status = "aborted"
+                row.status = MatchStatus.ABORTED
                 row.reason = reason
                 row.finished_at = utcnow()
             return [row.id for row in rows]
@@ -333,4 +287,5 @@ def _match(row: MatchRow) -> Match:
         duplicate=row.duplicate,
         deadline_ms=row.deadline_ms,
     )
-    return Match(request, row.status, row.result, row.reason)
+    result = None if row.result is None else MatchResult.from_json(row.result)
+    return Match(request, MatchStatus(row.status), result, row.reason)

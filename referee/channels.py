@@ -8,8 +8,10 @@ several referee replicas can be another.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
+
+from ladder.records import Notice
 
 
 class SeatTimeout(Exception):
@@ -43,21 +45,6 @@ class Answer:
     request_id: str
     index: int | None = None
     action: str | None = None
-
-
-@dataclass(frozen=True)
-class Notice:
-    """Something the bot is told: a game starts or ends, a strike, a forfeit.
-
-    `kind` is one of `game_start`, `game_end`, `match_end`, `strike`,
-    `forfeit`; `details` holds its fields (all public to this bot).
-    """
-
-    kind: str
-    match_id: str
-    game_index: int
-    seat: int
-    details: dict[str, Any] = field(default_factory=dict)
 
 
 class SeatChannel(Protocol):

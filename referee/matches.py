@@ -14,11 +14,12 @@ import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, assert_never
 
 from sqlalchemy.exc import OperationalError
 
 import games
+from ladder.records import EventType, MatchResult, MatchStatus, StrikeKind
 from ladder.store import Match, MatchRequest, NotFound, Replay, Store
 from referee.channels import SeatChannel
 from referee.metrics import RefereeMetrics
@@ -33,6 +34,10 @@ STORE_RETRY_S = 300.0
 
 class BadMatch(ValueError):
     """A match request that cannot be played; the message says why."""
+
+
+class ShuttingDown(BadMatch):
+    """The referee is stopping: it takes no new match (another referee may)."""
 
 
 @dataclass(frozen=True)
@@ -80,7 +85,7 @@ class MatchManager:
     async def start(self, request: MatchRequest) -> Match:
         """Play `request` unless a match with its id exists; returns the match."""
         if self._stopping:
-            raise BadMatch("the referee is shutting down")
+            raise ShuttingDown("the referee is shutting down")
         await asyncio.to_thread(self._check, request)
         # Shielded: a caller that goes away mid-call (its RPC cancelled, e.g. a worker
         # killed) must not leave the match stored as running with no task playing it.
@@ -89,7 +94,11 @@ class MatchManager:
     async def _start(self, request: MatchRequest) -> Match:
         async with self._starting:
             match, created = await asyncio.to_thread(self._store.create_match, request)
-            if not created and match.status == "aborted" and request.id not in self._tasks:
+            if (
+                not created
+                and match.status == MatchStatus.ABORTED
+                and request.id not in self._tasks
+            ):
                 match = await asyncio.to_thread(self._store.restart_match, request.id)
                 created = True
             if created:
@@ -139,26 +148,29 @@ class MatchManager:
             on_event=lambda event: self._publish(request, event),
             clock=self._clock,
             on_latency=latency.observe,
+            on_strike=lambda kind: self._count_strike(request.game, kind),
         )
         self._metrics.matches_running.inc()
         try:
             result, replays = await runner.run()
             await self._store_result(request.id, result, replays)
-            self._metrics.matches_finished.labels(request.game, "finished").inc()
-            self._metrics.forfeits.labels(request.game).inc(len(result["forfeits"]))
-            self._publish(request, {"type": "match_end", "result": result})
+            self._metrics.matches_finished.labels(request.game, MatchStatus.FINISHED).inc()
+            self._metrics.forfeits.labels(request.game).inc(len(result.forfeits))
+            self._publish(request, {"type": EventType.MATCH_END, "result": result.to_json()})
         except asyncio.CancelledError:
             await asyncio.to_thread(
                 self._store.abort_match, request.id, "the referee stopped during the match"
             )
-            self._metrics.matches_finished.labels(request.game, "aborted").inc()
-            self._publish(request, {"type": "match_aborted", "reason": "the referee stopped"})
+            self._metrics.matches_finished.labels(request.game, MatchStatus.ABORTED).inc()
+            self._publish(
+                request, {"type": EventType.MATCH_ABORTED, "reason": "the referee stopped"}
+            )
             raise
         except Exception as error:
             log.exception("match %s failed", request.id)
             await asyncio.to_thread(self._store.abort_match, request.id, f"referee error: {error}")
-            self._metrics.matches_finished.labels(request.game, "aborted").inc()
-            self._publish(request, {"type": "match_aborted", "reason": str(error)})
+            self._metrics.matches_finished.labels(request.game, MatchStatus.ABORTED).inc()
+            self._publish(request, {"type": EventType.MATCH_ABORTED, "reason": str(error)})
         finally:
             self._metrics.matches_running.dec()
             self._release(bots)
@@ -166,7 +178,7 @@ class MatchManager:
             self._close_watchers(request.id)
 
     async def _store_result(
-        self, match_id: str, result: dict[str, Any], replays: list[Replay]
+        self, match_id: str, result: MatchResult, replays: list[Replay]
     ) -> None:
         """Write a finished match, retrying while the database is unavailable.
 
@@ -218,14 +230,17 @@ class MatchManager:
         self._events.setdefault(request.id, []).append(event)
         for queue in self._watchers.get(request.id, []):
             queue.put_nowait(event)
-        if event["type"] == "action" or event["type"] == "tick":
+        if event["type"] == EventType.ACTION or event["type"] == EventType.TICK:
             moves = len(event.get("moves", [])) or 1
             self._metrics.moves.labels(request.game).inc(moves)
-        elif event["type"] == "strike":
-            kind = "timeout" if "deadline" in event["reason"] else "illegal"
-            (self._metrics.timeouts if kind == "timeout" else self._metrics.illegal_moves).labels(
-                request.game
-            ).inc()
+
+    def _count_strike(self, game: str, kind: StrikeKind) -> None:
+        if kind is StrikeKind.TIMEOUT:
+            self._metrics.timeouts.labels(game).inc()
+        elif kind is StrikeKind.ILLEGAL:
+            self._metrics.illegal_moves.labels(game).inc()
+        else:
+            assert_never(kind)
 
     def _close_watchers(self, match_id: str) -> None:
         for queue in self._watchers.pop(match_id, []):
@@ -239,8 +254,8 @@ class MatchManager:
             for replay in await asyncio.to_thread(self._store.replays, match_id):
                 for event in replay.events:
                     yield event
-            if match.status == "finished":
-                yield {"type": "match_end", "result": match.result}
+            if match.result is not None:
+                yield {"type": EventType.MATCH_END, "result": match.result.to_json()}
             else:
                 yield {"type": "match_" + match.status, "reason": match.reason}
             return

@@ -21,8 +21,20 @@ from typing import Any
 import games
 from games.core import rank_scores
 from ladder.fairness import commitment
-from ladder.store import MatchRequest, Replay
-from referee.channels import ActRequest, Answer, Notice, SeatChannel, SeatGone, SeatTimeout
+from ladder.records import (
+    EventType,
+    Forfeit,
+    GameEnd,
+    GameResult,
+    GameStart,
+    MatchEnd,
+    MatchRequest,
+    MatchResult,
+    Replay,
+    Strike,
+    StrikeKind,
+)
+from referee.channels import ActRequest, Answer, SeatChannel, SeatGone, SeatTimeout
 
 Event = dict[str, Any]
 """A referee event as JSON: `{"type": ..., ...}` (see docs/protocol.md)."""
@@ -76,15 +88,20 @@ def rotation(bot_ids: Sequence[str], shift: int) -> tuple[str, ...]:
 
 
 def aggregate(
-    request: MatchRequest, outcomes: Sequence[GameOutcome], forfeits: Sequence[str]
-) -> dict[str, Any]:
+    request: MatchRequest,
+    outcomes: Sequence[GameOutcome],
+    forfeits: Sequence[str],
+    forfeit_reasons: Mapping[str, str] | None = None,
+    strikes: Mapping[str, int] | None = None,
+) -> MatchResult:
     """The match result: per entry of `request.bot_ids`, scores summed over games.
 
     Ranks follow the totals (higher or lower is better, as the game says);
     forfeiting bots come after all others and share the last rank. The
-    result reveals the seed (as decimal text: 128 bits are beyond a JSON
-    number's safe range in most languages).
+    result reveals the seed.
     """
+    if request.seed is None:
+        raise ValueError(f"match {request.id} has no seed")
     n = request.players
     spec = games.get(request.game)
     totals = [0] * n
@@ -99,24 +116,26 @@ def aggregate(
     for entry in range(n):
         if request.bot_ids[entry] in forfeits:
             ranks[entry] = len(playing) + 1
-    return {
-        "match_id": request.id,
-        "game": request.game,
-        "bots": list(request.bot_ids),
-        "scores": totals,
-        "ranks": ranks,
-        "forfeits": sorted(set(forfeits)),
-        "games": [
-            {
-                "seed": str(request.seed),
-                "seats": list(outcome.seats),
-                "scores": list(outcome.result.scores),
-                "ranks": list(outcome.result.ranks),
-                "rounds": outcome.rounds,
-            }
+    return MatchResult(
+        match_id=request.id,
+        game=request.game,
+        bots=request.bot_ids,
+        scores=tuple(totals),
+        ranks=tuple(ranks),
+        forfeits=tuple(sorted(set(forfeits))),
+        games=tuple(
+            GameResult(
+                seed=request.seed,
+                seats=outcome.seats,
+                scores=outcome.result.scores,
+                ranks=outcome.result.ranks,
+                rounds=outcome.rounds,
+            )
             for outcome in outcomes
-        ],
-    }
+        ),
+        forfeit_reasons=dict(forfeit_reasons or {}),
+        strikes=dict(strikes or {}),
+    )
 
 
 class MatchRunner:
@@ -130,6 +149,7 @@ class MatchRunner:
         on_event: Callable[[Event], None] = lambda event: None,
         clock: Callable[[], float] = time.monotonic,
         on_latency: Callable[[float], None] = lambda seconds: None,
+        on_strike: Callable[[StrikeKind], None] = lambda kind: None,
     ) -> None:
         if request.seed is None:
             raise ValueError(f"match {request.id} has no seed: the store draws it when storing")
@@ -141,6 +161,7 @@ class MatchRunner:
         self._limits = limits
         self._on_event = on_event
         self._on_latency = on_latency
+        self._on_strike = on_strike
         self._clock = clock
         self._bots = {bot: BotRecord(float(limits.time_bank_ms)) for bot in request.bot_ids}
         self._events: list[Event] = []
@@ -150,20 +171,22 @@ class MatchRunner:
         """Bots that have forfeited so far."""
         return [bot for bot, record in self._bots.items() if record.forfeit is not None]
 
-    async def run(self) -> tuple[dict[str, Any], list[Replay]]:
+    async def run(self) -> tuple[MatchResult, list[Replay]]:
         """Play every game of the match; the result and one replay per game."""
         shifts = range(self.request.players) if self.request.duplicate else range(1)
         outcomes = [
             await self._play_game(index, rotation(self.request.bot_ids, shift))
             for index, shift in enumerate(shifts)
         ]
-        result = aggregate(self.request, outcomes, self.forfeits)
-        result["forfeit_reasons"] = {bot: r.forfeit for bot, r in self._bots.items() if r.forfeit}
-        result["strikes"] = {bot: r.strikes for bot, r in self._bots.items()}
+        result = aggregate(
+            self.request,
+            outcomes,
+            self.forfeits,
+            forfeit_reasons={bot: r.forfeit for bot, r in self._bots.items() if r.forfeit},
+            strikes={bot: r.strikes for bot, r in self._bots.items()},
+        )
         for bot in dict.fromkeys(self.request.bot_ids):
-            await self._channels[bot].notify(
-                Notice("match_end", self.request.id, -1, -1, {"result": result})
-            )
+            await self._channels[bot].notify(MatchEnd(self.request.id, result))
         replays = [
             Replay(index, outcome.seats, dict(outcome.log), outcome.events)
             for index, outcome in enumerate(outcomes)
@@ -181,7 +204,7 @@ class MatchRunner:
         committed = commitment(self.seed)
         self._emit(
             {
-                "type": "game_start",
+                "type": EventType.GAME_START,
                 "game_index": index,
                 "seats": list(seats),
                 "seed_commitment": committed,
@@ -189,17 +212,14 @@ class MatchRunner:
         )
         for seat, bot in enumerate(seats):
             await self._channels[bot].notify(
-                Notice(
-                    "game_start",
+                GameStart(
                     self.request.id,
                     index,
                     seat,
-                    {
-                        "game": self.request.game,
-                        "seats": list(seats),
-                        "options": self.options,
-                        "seed_commitment": committed,
-                    },
+                    game=self.request.game,
+                    seats=seats,
+                    options=self.options,
+                    seed_commitment=committed,
                 )
             )
         # Checked once: a Protocol isinstance check is too slow for every move.
@@ -214,7 +234,7 @@ class MatchRunner:
                 state.apply(seat, choice.action)
                 self._emit(
                     {
-                        "type": "action",
+                        "type": EventType.ACTION,
                         "game_index": index,
                         "seat": seat,
                         "action": choice.action,
@@ -224,7 +244,7 @@ class MatchRunner:
         result = state.result()
         self._emit(
             {
-                "type": "game_end",
+                "type": EventType.GAME_END,
                 "game_index": index,
                 "scores": list(result.scores),
                 "ranks": list(result.ranks),
@@ -232,16 +252,13 @@ class MatchRunner:
         )
         for seat, bot in enumerate(seats):
             await self._channels[bot].notify(
-                Notice(
-                    "game_end",
+                GameEnd(
                     self.request.id,
                     index,
                     seat,
-                    {
-                        "scores": list(result.scores),
-                        "ranks": list(result.ranks),
-                        "rounds": state.round,
-                    },
+                    scores=result.scores,
+                    ranks=result.ranks,
+                    rounds=state.round,
                 )
             )
         return GameOutcome(seats, result, state.round, state.log(), self._events)
@@ -268,7 +285,7 @@ class MatchRunner:
         outcome = state.apply_tick({seat: choice.action for seat, choice in chosen.items()}, order)
         self._emit(
             {
-                "type": "tick",
+                "type": EventType.TICK,
                 "game_index": index,
                 "moves": [
                     [seat, str(action), took, chosen[seat].ms] for seat, action, took in outcome
@@ -303,7 +320,11 @@ class MatchRunner:
         except SeatTimeout:
             record.bank_ms = 0
             await self._strike(
-                bot, index, seat, "no answer before the deadline and time bank ran out"
+                bot,
+                index,
+                seat,
+                StrikeKind.TIMEOUT,
+                "no answer before the deadline and time bank ran out",
             )
             return Choice(stand_in.choice(legal))
         except SeatGone as gone:
@@ -317,7 +338,11 @@ class MatchRunner:
         action = self._read(answer, legal)
         if action is None:
             await self._strike(
-                bot, index, seat, f"illegal answer {_describe(answer)}; legal: {', '.join(legal)}"
+                bot,
+                index,
+                seat,
+                StrikeKind.ILLEGAL,
+                f"illegal answer {_describe(answer)}; legal: {', '.join(legal)}",
             )
             return Choice(stand_in.choice(legal))
         return Choice(action, round(elapsed_s * 1000, 3))
@@ -330,12 +355,13 @@ class MatchRunner:
             return answer.action
         return None
 
-    async def _strike(self, bot: str, index: int, seat: int, reason: str) -> None:
+    async def _strike(self, bot: str, index: int, seat: int, kind: StrikeKind, reason: str) -> None:
         record = self._bots[bot]
         record.strikes += 1
+        self._on_strike(kind)
         self._emit(
             {
-                "type": "strike",
+                "type": EventType.STRIKE,
                 "game_index": index,
                 "seat": seat,
                 "bot": bot,
@@ -344,16 +370,13 @@ class MatchRunner:
             }
         )
         await self._channels[bot].notify(
-            Notice(
-                "strike",
+            Strike(
                 self.request.id,
                 index,
                 seat,
-                {
-                    "reason": reason,
-                    "strikes": record.strikes,
-                    "max_strikes": self._limits.max_strikes,
-                },
+                reason=reason,
+                strikes=record.strikes,
+                max_strikes=self._limits.max_strikes,
             )
         )
         if record.strikes >= self._limits.max_strikes:
@@ -365,11 +388,15 @@ class MatchRunner:
             return
         record.forfeit = reason
         self._emit(
-            {"type": "forfeit", "game_index": index, "seat": seat, "bot": bot, "reason": reason}
+            {
+                "type": EventType.FORFEIT,
+                "game_index": index,
+                "seat": seat,
+                "bot": bot,
+                "reason": reason,
+            }
         )
-        await self._channels[bot].notify(
-            Notice("forfeit", self.request.id, index, seat, {"reason": reason})
-        )
+        await self._channels[bot].notify(Forfeit(self.request.id, index, seat, reason=reason))
 
 
 def _describe(answer: Answer) -> str:

@@ -12,11 +12,12 @@ import grpc
 
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
+from ladder.records import MatchStatus
 from ladder.store import Bot, Conflict, MatchRequest, NotFound, Store
 from referee import wire
 from referee.channels import Answer
 from referee.limits import KeyedBuckets, TokenBucket
-from referee.matches import BadMatch, MatchManager
+from referee.matches import BadMatch, MatchManager, ShuttingDown
 from referee.metrics import RefereeMetrics
 from referee.sessions import Problem, SessionHub
 from referee.sessions import Session as BotSession
@@ -290,13 +291,10 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
         )
         try:
             match = await self._manager.start(match_request)
+        except ShuttingDown as error:
+            await context.abort(grpc.StatusCode.UNAVAILABLE, brief(str(error)))
         except BadMatch as error:
-            code = (
-                grpc.StatusCode.UNAVAILABLE
-                if "shutting down" in str(error)
-                else grpc.StatusCode.INVALID_ARGUMENT
-            )
-            await context.abort(code, brief(str(error)))
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(str(error)))
         except Conflict as error:
             await context.abort(grpc.StatusCode.ALREADY_EXISTS, brief(str(error)))
         return wire.match_message(match)
@@ -331,7 +329,7 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
         await self._gate.bound(self._reads, context, "match reads")
         try:
             match = await asyncio.to_thread(self._store.match, request.match_id)
-            if match.status != "finished":
+            if match.status != MatchStatus.FINISHED:
                 # Before the end a replay would show hands still in play.
                 await self._gate.require_admin(context)
             replays = await asyncio.to_thread(self._store.replays, request.match_id)

@@ -15,7 +15,8 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from referee.channels import ActRequest, Answer, Notice, SeatGone, SeatTimeout
+from ladder.records import Notice
+from referee.channels import ActRequest, Answer, SeatGone, SeatTimeout
 
 
 @dataclass(frozen=True)

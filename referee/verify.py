@@ -15,7 +15,7 @@ from typing import Any, cast
 
 import games
 from ladder.fairness import commitment, parse_seed
-from ladder.store import MatchRequest
+from ladder.records import MatchRequest
 from referee.runner import GameOutcome, aggregate, rotation
 
 
@@ -86,8 +86,8 @@ def verify(match: Published) -> str:
         deadline_ms=0,
     )
     expected = aggregate(request, outcomes, match.forfeits)
-    _same("the match's scores", expected["scores"], match.scores)
-    _same("the match's ranks", expected["ranks"], match.ranks)
+    _same("the match's scores", expected.scores, match.scores)
+    _same("the match's ranks", expected.ranks, match.ranks)
     moves = sum(len(game.log["moves"]) for game in match.games)
     return (
         f"match {match.match_id} verified: sha256 of seed {seed} is the commitment "

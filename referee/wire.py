@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
-from typing import Any
+from typing import Any, assert_never
 
 import orjson
 
@@ -22,8 +22,19 @@ import games
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import cards_pb2 as cards
 from ladder.fairness import parse_seed
-from ladder.store import Match, Replay
-from referee.channels import ActRequest, Notice
+from ladder.records import (
+    Forfeit,
+    GameEnd,
+    GameStart,
+    Match,
+    MatchEnd,
+    MatchResult,
+    MatchStatus,
+    Notice,
+    Replay,
+    Strike,
+)
+from referee.channels import ActRequest
 from referee.sessions import Outgoing, Problem
 
 GOODGE_SUITS = {
@@ -342,68 +353,67 @@ def referee_message(message: Outgoing) -> pb.RefereeMessage:
 
 
 def _notice_message(notice: Notice) -> pb.RefereeMessage:
-    details = notice.details
-    if notice.kind == "game_start":
+    if isinstance(notice, GameStart):
         return pb.RefereeMessage(
             game_start=pb.GameStart(
                 match_id=notice.match_id,
                 game_index=notice.game_index,
-                game=details.get("game", ""),
+                game=notice.game,
                 seat=notice.seat,
-                seats=details["seats"],
-                options={key: json.dumps(value) for key, value in details["options"].items()},
-                seed_commitment=details["seed_commitment"],
+                seats=notice.seats,
+                options={key: json.dumps(value) for key, value in notice.options.items()},
+                seed_commitment=notice.seed_commitment,
             )
         )
-    if notice.kind == "game_end":
+    if isinstance(notice, GameEnd):
         return pb.RefereeMessage(
             game_end=pb.GameEnd(
                 match_id=notice.match_id,
                 game_index=notice.game_index,
                 seat=notice.seat,
-                scores=details["scores"],
-                ranks=details["ranks"],
-                rounds=details["rounds"],
+                scores=notice.scores,
+                ranks=notice.ranks,
+                rounds=notice.rounds,
             )
         )
-    if notice.kind == "match_end":
+    if isinstance(notice, MatchEnd):
         return pb.RefereeMessage(
-            match_end=pb.MatchEnd(
-                match_id=notice.match_id, result=result_message(details["result"])
-            )
+            match_end=pb.MatchEnd(match_id=notice.match_id, result=result_message(notice.result))
         )
-    if notice.kind == "strike":
+    if isinstance(notice, Strike):
         return pb.RefereeMessage(
             strike=pb.Strike(
                 match_id=notice.match_id,
                 game_index=notice.game_index,
                 seat=notice.seat,
-                reason=details["reason"],
-                strikes=details["strikes"],
-                max_strikes=details["max_strikes"],
+                reason=notice.reason,
+                strikes=notice.strikes,
+                max_strikes=notice.max_strikes,
             )
         )
-    return pb.RefereeMessage(forfeit=pb.Forfeit(match_id=notice.match_id, reason=details["reason"]))
+    if isinstance(notice, Forfeit):
+        return pb.RefereeMessage(forfeit=pb.Forfeit(match_id=notice.match_id, reason=notice.reason))
+    assert_never(notice)
 
 
-def result_message(result: dict[str, Any]) -> pb.MatchResult:
-    """A match result dict (see referee.runner.aggregate) as a message."""
+def result_message(result: MatchResult) -> pb.MatchResult:
+    """A match result as a message (its `json` field the whole result, as stored)."""
     return pb.MatchResult(
-        scores=result["scores"],
-        ranks=result["ranks"],
-        forfeits=result["forfeits"],
+        scores=result.scores,
+        ranks=result.ranks,
+        forfeits=result.forfeits,
         games=[
             pb.GameResult(
-                seed=_int64_or_zero(int(game["seed"])),
-                seed_decimal=str(int(game["seed"])),
-                seats=game["seats"],
-                scores=game["scores"],
-                ranks=game["ranks"],
-                rounds=game["rounds"],
+                seed=_int64_or_zero(game.seed),
+                seed_decimal=str(game.seed),
+                seats=game.seats,
+                scores=game.scores,
+                ranks=game.ranks,
+                rounds=game.rounds,
             )
-            for game in result["games"]
+            for game in result.games
         ],
-        json=json.dumps(result),
+        json=json.dumps(result.to_json()),
     )
 
 
@@ -433,7 +443,7 @@ def match_message(match: Match) -> pb.Match:
         reason=match.reason,
         seed_commitment=match.seed_commitment,
     )
-    if match.status == "finished":
+    if match.status == MatchStatus.FINISHED:
         message.seed_decimal = str(match.seed)
     if match.result is not None:
         message.result.CopyFrom(result_message(match.result))

@@ -10,13 +10,13 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
-from typing import Any
 
 from sqlalchemy import func, select
 
 import games
 from ladder import queries
 from ladder.models import BotRow, RatingHistoryRow
+from ladder.records import MatchStatus
 from ladder.store import NotFound, Replay, Store
 from ladder.web.replay import build_frames
 from ladder.web.schemas import (
@@ -256,18 +256,18 @@ def match(store: Store, match_id: str) -> MatchOut:
         raise WebError(404, str(error)) from None
     request = found.request
     refs = bot_refs(store, request.bot_ids)
-    finished = found.status == "finished"
+    finished = found.status == MatchStatus.FINISHED
     # Nothing of a result is shown before the match has finished: forfeit
     # reasons may quote a bot's action, and so a card still hidden in play.
-    result: dict[str, Any] = (found.result or {}) if finished else {}
-    forfeits = set(result.get("forfeits", []))
-    reasons: dict[str, str] = result.get("forfeit_reasons") or {}
-    strikes: dict[str, int] = result.get("strikes") or {}
+    result = found.result if finished else None
+    forfeits = set(result.forfeits) if result else set()
+    reasons = result.forfeit_reasons if result else {}
+    strikes = result.strikes if result else {}
     entries = [
         EntryOut(
             bot=refs[bot_id],
-            score=result["scores"][entry] if result else None,
-            rank=result["ranks"][entry] if result else None,
+            score=result.scores[entry] if result else None,
+            rank=result.ranks[entry] if result else None,
             forfeit=bot_id in forfeits,
             forfeit_reason=reasons.get(bot_id),
             strikes=int(strikes.get(bot_id, 0)),
@@ -277,13 +277,13 @@ def match(store: Store, match_id: str) -> MatchOut:
     played = [
         GameResultOut(
             index=index,
-            seed=str(int(one["seed"])),  # stored as a number or as its decimal text
-            seats=list(one["seats"]),
-            scores=list(one["scores"]),
-            ranks=list(one["ranks"]),
-            rounds=int(one["rounds"]),
+            seed=str(one.seed),
+            seats=list(one.seats),
+            scores=list(one.scores),
+            ranks=list(one.ranks),
+            rounds=one.rounds,
         )
-        for index, one in enumerate(result.get("games", []))
+        for index, one in enumerate(result.games if result else ())
     ]
     return MatchOut(
         match_id=request.id,
@@ -299,7 +299,7 @@ def match(store: Store, match_id: str) -> MatchOut:
         seed_commitment=found.seed_commitment,
         entries=entries,
         games=played,
-        replay_available=bool(result),
+        replay_available=result is not None,
     )
 
 
@@ -337,7 +337,7 @@ def _finished_replays(store: Store, match_id: str) -> list[Replay]:
         found = store.match(match_id)
     except NotFound as error:
         raise WebError(404, str(error)) from None
-    if found.status != "finished":
+    if found.status != MatchStatus.FINISHED:
         why = f" ({found.reason})" if found.reason else ""
         raise WebError(
             409,

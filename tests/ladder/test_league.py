@@ -32,6 +32,7 @@ from ladder.models import (
     TournamentMatchRow,
     TournamentRow,
 )
+from ladder.records import MatchResult
 from ladder.store import Store
 from tests.conftest import postgres_schema
 
@@ -144,7 +145,7 @@ def play(
         per_game.append([scores_of[bot] for bot in seats])
     result = fake_result(request.game, request.bot_ids, per_game, forfeits)
     result["match_id"] = match_id
-    store.finish_match(match_id, result, [])
+    store.finish_match(match_id, MatchResult.from_json(result), [])
     return result
 
 

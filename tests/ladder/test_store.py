@@ -18,6 +18,7 @@ from alembic.migration import MigrationContext
 from sqlalchemy import create_engine, func, inspect, select
 
 from ladder.models import Base, BotRow, MatchRow, ReplayRow
+from ladder.records import GameResult, MatchResult
 from ladder.store import Conflict, MatchRequest, NotFound, Replay, Store, migrate
 from tests.conftest import postgres_schema
 
@@ -54,6 +55,22 @@ def request_for(match_id: str = "m1", **changes: object) -> MatchRequest:
     }
     fields.update(changes)
     return MatchRequest(**fields)  # type: ignore[arg-type]
+
+
+def result_for(scores: tuple[int, ...], match_id: str = "m1") -> MatchResult:
+    """A result of request_for's match: one game with these per-seat scores."""
+    ranks = tuple(1 + sum(other > own for other in scores) for own in scores)
+    return MatchResult(
+        match_id=match_id,
+        game="golden10",
+        bots=("b1", "b2", "b3"),
+        scores=scores,
+        ranks=ranks,
+        forfeits=(),
+        games=(GameResult(2**40 + 7, ("b1", "b2", "b3"), scores, ranks, 2),),
+        forfeit_reasons={"b2": "disconnected: 'x'"},
+        strikes={"b1": 0, "b2": 1, "b3": 0},
+    )
 
 
 # Bots
@@ -150,7 +167,7 @@ def test_an_unknown_match_is_not_found(store: Store) -> None:
     with pytest.raises(NotFound):
         store.replays("nope")
     with pytest.raises(NotFound):
-        store.finish_match("nope", {"scores": []}, [])
+        store.finish_match("nope", result_for((0, 0, 0), "nope"), [])
     with pytest.raises(NotFound):
         store.restart_match("nope")
 
@@ -169,7 +186,7 @@ def replays_for(count: int) -> list[Replay]:
 
 def test_finish_match_stores_the_result_and_the_replays(store: Store) -> None:
     store.create_match(request_for())
-    result = {"scores": [3, 2, 1], "ranks": [3, 2, 1], "forfeits": [], "nested": {"a": [1, None]}}
+    result = result_for((3, 2, 1))
     store.finish_match("m1", result, replays_for(3))
     match = store.match("m1")
     assert (match.status, match.result) == ("finished", result)
@@ -185,14 +202,14 @@ def test_finish_match_is_atomic(store: Store) -> None:
     store.create_match(request_for())
     clashing = [*replays_for(2), replays_for(1)[0]]  # game index 0 twice
     with pytest.raises(Exception):  # noqa: B017 - whatever the driver raises
-        store.finish_match("m1", {"scores": [1, 2, 3]}, clashing)
+        store.finish_match("m1", result_for((1, 2, 3)), clashing)
     match = store.match("m1")
     assert (match.status, match.result) == ("running", None)
     assert store.replays("m1") == []
     with store.session() as session:
         assert session.scalar(select(func.count()).select_from(ReplayRow)) == 0
     # The same match can still be finished properly afterwards.
-    store.finish_match("m1", {"scores": [1, 2, 3]}, replays_for(2))
+    store.finish_match("m1", result_for((1, 2, 3)), replays_for(2))
     assert store.match("m1").status == "finished"
     assert len(store.replays("m1")) == 2
 
@@ -200,7 +217,7 @@ def test_finish_match_is_atomic(store: Store) -> None:
 def test_abort_running_marks_only_running_matches(store: Store) -> None:
     for match_id in ("a", "b", "c"):
         store.create_match(request_for(match_id))
-    store.finish_match("b", {"scores": [0, 0, 0]}, [])
+    store.finish_match("b", result_for((0, 0, 0), "b"), [])
     aborted = store.abort_running("the referee restarted")
     assert sorted(aborted) == ["a", "c"]
     for match_id in ("a", "c"):
@@ -223,9 +240,9 @@ def test_abort_match_and_restart_match(store: Store) -> None:
     assert store.match("m1") == restarted
     # Restarting a running or finished match changes nothing.
     assert store.restart_match("m1").status == "running"
-    store.finish_match("m1", {"scores": [1, 1, 1]}, replays_for(1))
+    store.finish_match("m1", result_for((1, 1, 1)), replays_for(1))
     assert store.restart_match("m1").status == "finished"
-    assert store.match("m1").result == {"scores": [1, 1, 1]}
+    assert store.match("m1").result == result_for((1, 1, 1))
 
 
 def test_a_second_store_on_the_same_database_sees_the_same_data(db_url: str) -> None:

@@ -11,8 +11,8 @@ import pytest
 
 import games
 from games.core import rank_scores
-from ladder.store import MatchRequest
-from referee.channels import ActRequest, Answer, Notice, SeatGone, SeatTimeout
+from ladder.records import GameStart, MatchEnd, MatchRequest, Notice, Strike
+from referee.channels import ActRequest, Answer, SeatGone, SeatTimeout
 from referee.runner import Event, GameOutcome, Limits, MatchRunner, aggregate, rotation
 
 Policy = Callable[[ActRequest, int], Answer | Awaitable[Answer]]
@@ -113,7 +113,7 @@ def play(
     clock: Callable[[], float] | None = None,
     on_latency: Callable[[float], None] | None = None,
 ) -> tuple[dict[str, Any], list[Any], list[Event]]:
-    """Run the match to its end; its result, replays and every event."""
+    """Run the match to its end; its result (as JSON, as stored), replays and every event."""
     events: list[Event] = []
     extra: dict[str, Any] = {}
     if clock is not None:
@@ -128,7 +128,7 @@ def play(
         **extra,
     )
     result, replays = asyncio.run(asyncio.wait_for(runner.run(), 60))
-    return result, replays, events
+    return result.to_json(), replays, events
 
 
 def of_type(events: list[Event], kind: str) -> list[Event]:
@@ -155,8 +155,9 @@ def test_a_clean_match_is_the_game_the_engine_plays() -> None:
     for seat_number, seat in enumerate(seats):
         assert seat.kinds()[0] == "game_start" and seat.kinds()[-2:] == ["game_end", "match_end"]
         start = seat.notices[0]
-        assert (start.seat, start.game_index, start.details["game"]) == (seat_number, 0, "golden10")
-        assert start.details["seats"] == ["a", "b", "c"]
+        assert isinstance(start, GameStart)
+        assert (start.seat, start.game_index, start.game) == (seat_number, 0, "golden10")
+        assert list(start.seats) == ["a", "b", "c"]
         for act, timeout_s in zip(seat.requests, seat.timeouts, strict=True):
             assert (act.match_id, act.game, act.seat, act.players) == (
                 "m1",
@@ -168,7 +169,8 @@ def test_a_clean_match_is_the_game_the_engine_plays() -> None:
             assert (act.deadline_ms, act.time_bank_ms, timeout_s) == (100, 1000, pytest.approx(1.1))
         assert len(seat.requests) == sum(1 for s, _ in moves if s == seat_number)
     match_end = seats[0].notices[-1]
-    assert match_end.details["result"] == result
+    assert isinstance(match_end, MatchEnd)
+    assert match_end.result.to_json() == result
 
 
 # Strikes and forfeits
@@ -206,7 +208,8 @@ def test_a_bad_answer_is_a_strike_and_a_stand_in_plays(fault: Policy, reason: st
     # The bot was told, with the limit.
     told = [n for n in seats[1].notices if n.kind == "strike"]
     assert len(told) == 1
-    assert told[0].details == {"reason": strike["reason"], "strikes": 1, "max_strikes": 3}
+    assert isinstance(told[0], Strike)
+    assert (told[0].reason, told[0].strikes, told[0].max_strikes) == (strike["reason"], 1, 3)
     # The move after the strike is the stand-in's: legal for that request, and in the log.
     faulty_request = seats[1].requests[1]
     after = events[events.index(strike) + 1]
@@ -477,7 +480,7 @@ def hand_made(game: str, forfeits: list[str]) -> dict[str, Any]:
         outcome(rotation(bots, 1), (10, 20, 30), higher),  # c a b
         outcome(rotation(bots, 2), (100, 200, 300), higher),  # b c a
     ]
-    return aggregate(request, outcomes, forfeits)
+    return aggregate(request, outcomes, forfeits).to_json()
 
 
 def test_aggregate_sums_each_bot_over_the_rotations() -> None:
@@ -513,5 +516,5 @@ def test_aggregate_ranks_forfeits_last_whatever_their_score() -> None:
 def test_aggregate_ties_share_a_rank() -> None:
     bots = ("a", "b", "c")
     request = match_request("golden10", bots, {}, duplicate=False)
-    result = aggregate(request, [outcome(bots, (5, 5, 9), False)], [])
+    result = aggregate(request, [outcome(bots, (5, 5, 9), False)], []).to_json()
     assert result["ranks"] == [1, 1, 3]

@@ -13,8 +13,9 @@ import pytest
 import games
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import cards_pb2 as cards
+from ladder.records import Forfeit, GameEnd, GameStart, MatchEnd, MatchResult, Strike
 from referee import wire
-from referee.channels import ActRequest, Notice
+from referee.channels import ActRequest
 from referee.sessions import Problem
 
 # (game, players, options, seeds): whole games, played at random.
@@ -329,52 +330,53 @@ def test_an_act_request_carries_typed_legal_actions_and_observation() -> None:
 
 def test_notices_and_errors_have_their_messages() -> None:
     start = wire.referee_message(
-        Notice(
-            "game_start",
+        GameStart(
             "m1",
             1,
             2,
-            {
-                "game": "golden10",
-                "seats": ["a", "b", "c"],
-                "options": {"rounds": 2},
-                "seed_commitment": "ab" * 32,
-            },
+            game="golden10",
+            seats=("a", "b", "c"),
+            options={"rounds": 2},
+            seed_commitment="ab" * 32,
         )
     )
     assert start.game_start.seats == ["a", "b", "c"]
     assert start.game_start.seed_commitment == "ab" * 32
     assert (start.game_start.game, start.game_start.seat) == ("golden10", 2)
     assert dict(start.game_start.options) == {"rounds": "2"}
-    end = wire.referee_message(
-        Notice("game_end", "m1", 1, 2, {"scores": [1, 5, 0], "ranks": [2, 3, 1], "rounds": 6})
-    )
+    end = wire.referee_message(GameEnd("m1", 1, 2, scores=(1, 5, 0), ranks=(2, 3, 1), rounds=6))
     assert (list(end.game_end.scores), list(end.game_end.ranks), end.game_end.rounds) == (
         [1, 5, 0],
         [2, 3, 1],
         6,
     )
-    strike = wire.referee_message(
-        Notice("strike", "m1", 0, 1, {"reason": "late", "strikes": 2, "max_strikes": 3})
-    )
+    strike = wire.referee_message(Strike("m1", 0, 1, reason="late", strikes=2, max_strikes=3))
     assert (strike.strike.reason, strike.strike.strikes, strike.strike.max_strikes) == (
         "late",
         2,
         3,
     )
-    forfeit = wire.referee_message(Notice("forfeit", "m1", 0, 1, {"reason": "3 strikes"}))
+    forfeit = wire.referee_message(Forfeit("m1", 0, 1, reason="3 strikes"))
     assert forfeit.forfeit.reason == "3 strikes"
     error = wire.referee_message(Problem("no open request 'x' for this bot", "x"))
     assert error == pb.RefereeMessage(
         error=pb.Error(message="no open request 'x' for this bot", request_id="x")
     )
     result = {
+        "match_id": "m1",
+        "game": "goof",
+        "bots": ["a", "b"],
         "scores": [3, 1],
         "ranks": [2, 1],
         "forfeits": ["b"],
-        "games": [{"seed": 5, "seats": ["a", "b"], "scores": [3, 1], "ranks": [2, 1], "rounds": 1}],
+        "games": [
+            {"seed": "5", "seats": ["a", "b"], "scores": [3, 1], "ranks": [2, 1], "rounds": 1}
+        ],
+        "forfeit_reasons": {"b": "3 strikes"},
+        "strikes": {"a": 0, "b": 3},
     }
-    end_of_match = wire.referee_message(Notice("match_end", "m1", -1, -1, {"result": result}))
+    end_of_match = wire.referee_message(MatchEnd("m1", MatchResult.from_json(result)))
     assert json.loads(end_of_match.match_end.result.json) == result
     assert list(end_of_match.match_end.result.forfeits) == ["b"]
     assert end_of_match.match_end.result.games[0].seed == 5
+    assert end_of_match.match_end.result.games[0].seed_decimal == "5"

@@ -27,9 +27,10 @@ from bots.base import Bot, Turn
 from bots.random_bot import RandomBot
 from bots.rules import RulesBot
 from ladder import league
+from ladder.records import Notice
 from ladder.store import MatchRequest, Store
 from ladder.web import create_app
-from referee.channels import ActRequest, Answer, Notice
+from referee.channels import ActRequest, Answer
 from referee.runner import Limits, MatchRunner
 
 

@@ -105,8 +105,9 @@ def test_api_bot_history_and_matches(client: TestClient, store: Store, arena: Ar
     matches = {line["match_id"]: line for line in data["matches"]}
     assert {"goodge-1", "goodge-2", "golden10-1", "goof-1"} <= set(matches)
     goodge1 = matches["goodge-1"]
-    result = store.match("goodge-1").result
-    assert result is not None
+    stored = store.match("goodge-1").result
+    assert stored is not None
+    result = stored.to_json()
     assert [bot["id"] for bot in goodge1["bots"]] == result["bots"]
     assert goodge1["scores"] == result["scores"] and goodge1["ranks"] == result["ranks"]
     # A bot is also found by its name, or name@version.
@@ -186,8 +187,9 @@ def test_tournament_pages(client: TestClient, store: Store, arena: Arena) -> Non
 
 def test_api_match(client: TestClient, store: Store, arena: Arena) -> None:
     data = get_json(client, "/api/matches/goodge-1")
-    result = store.match("goodge-1").result
-    assert result is not None
+    stored = store.match("goodge-1").result
+    assert stored is not None
+    result = stored.to_json()
     assert data["status"] == "finished" and data["replay_available"] is True
     assert data["ladder_id"] == "goodge-4p" and data["duplicate"] is True
     assert [e["bot"]["id"] for e in data["entries"]] == result["bots"]
@@ -242,8 +244,9 @@ def test_seed_hidden_until_the_match_has_finished(
         assert "secret until the match has finished" in html
         assert "arena match verify" not in html
     finished = get_json(client, "/api/matches/goodge-1")
-    result = store.match("goodge-1").result
-    assert result is not None
+    stored = store.match("goodge-1").result
+    assert stored is not None
+    result = stored.to_json()
     assert finished["seed"] == str(store.match("goodge-1").seed)
     assert sha256(finished["seed"]) == finished["seed_commitment"]
     assert [g["seed"] for g in finished["games"]] == [str(g["seed"]) for g in result["games"]]

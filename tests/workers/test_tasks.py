@@ -21,6 +21,7 @@ from sqlalchemy.exc import OperationalError
 
 from cardarena_api.v1 import arena_pb2 as pb
 from ladder import league, queries
+from ladder.records import MatchResult
 from ladder.store import MatchRequest, Store
 from tests.ladder.test_league import fake_result, register
 from tests.referee.conftest import REPO, clean_env
@@ -61,7 +62,7 @@ class StandInReferee:
             n = request.players
             per_game = [[10 * ((seat + g) % n) for seat in range(n)] for g in range(n)]
             result = fake_result(request.game, request.bot_ids, per_game)
-            self.store.finish_match(request.id, result, [])
+            self.store.finish_match(request.id, MatchResult.from_json(result), [])
         return pb.Match(match_id=request.id, status="running")
 
     def wait(self, match_id: str, timeout_s: float) -> pb.Match:
