@@ -3,18 +3,25 @@
 from __future__ import annotations
 
 import argparse
-import os
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
+
+from ladder.settings import declared, env
+
+__all__ = [
+    "DEFAULT_DATABASE_URL",
+    "DEFAULT_REFEREE",
+    "add_admin_token",
+    "add_database",
+    "add_env_option",
+    "add_referee",
+    "add_rules_option",
+    "add_settings",
+    "env",
+]
 
 DEFAULT_REFEREE = "127.0.0.1:50051"
 DEFAULT_DATABASE_URL = "sqlite:///arena.db"
-
-
-def env(name: str, default: str | None = None) -> str | None:
-    """The value of ARENA_<name>, or `default`."""
-    value = os.environ.get(f"ARENA_{name}")
-    return value if value not in (None, "") else default
 
 
 def add_env_option(
@@ -37,7 +44,9 @@ def add_env_option(
         flag,
         type=type,
         default=env(name, fallback),
-        help=f"{help} (env ARENA_{name}; default {default})",
+        help=f"{help} (env ARENA_{name}"
+        + ("" if default is None else f"; default {default}")
+        + ")",
         **extra,
     )
 
@@ -81,3 +90,24 @@ def add_rules_option(parser: argparse.ArgumentParser) -> None:
         metavar="KEY=VALUE",
         help="a rules option, repeatable (see docs/rules/GAME.md), e.g. --option one_high=false",
     )
+
+
+def add_settings(parser: argparse.ArgumentParser, cls: type) -> None:
+    """A flag for every setting `cls` declares (ladder.settings), defaults from ARENA_*.
+
+    Each flag's value lands under the field's name, so `from_values(cls, vars(args))`
+    builds the settings.
+    """
+    for item, spec in declared(cls):
+        # The flag's own name, as for every other flag (the field's name may differ).
+        metavar = spec.metavar or spec.flag.lstrip("-").replace("-", "_").upper()
+        add_env_option(
+            parser,
+            spec.flag,
+            spec.env,
+            cast(float | str | None, item.default),
+            spec.help,
+            spec.parse,
+            dest=item.name,
+            metavar=metavar,
+        )

@@ -6,13 +6,22 @@ import ipaddress
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
+from ladder.settings import setting
+
+
+def registration(text: str) -> bool:
+    """`open` (True) or `admin` (False): who may call Register."""
+    if text not in ("open", "admin"):
+        raise ValueError(f"registration is open or admin, not {text!r}")
+    return text == "open"
 
 
 @dataclass(frozen=True)
 class RefereeSettings:
     """Everything `arena referee` can be told (see docs/operations.md).
+
+    Each flag's variable, default and help is declared here once (`setting`);
+    the database URL and the admin token are flags shared by many commands.
 
     Bounds on what one bot or peer may ask of the referee (0: no bound):
     `session_opens_per_minute` per bot (a bot holds one session; a new one
@@ -30,25 +39,113 @@ class RefereeSettings:
     (beyond it: RESOURCE_EXHAUSTED).
     """
 
-    listen: str = "127.0.0.1:50051"
+    listen: str = setting(
+        "127.0.0.1:50051",
+        env="REFEREE_LISTEN",
+        flag="--listen",
+        help="address to serve on",
+        metavar="HOST:PORT",
+    )
     database_url: str = "sqlite:///arena.db"
-    metrics_port: int | None = 9101
+    metrics_port: int | None = setting(
+        9101,
+        env="REFEREE_METRICS_PORT",
+        flag="--metrics-port",
+        help="Prometheus /metrics port, 0 for none",
+        parse=int,
+    )
     admin_token: str | None = None
-    open_registration: bool | None = None
-    grace_s: float = 10.0
-    default_deadline_ms: int = 1000
-    time_bank_ms: int = 5000
-    max_strikes: int = 3
+    open_registration: bool | None = setting(
+        None,
+        env="REGISTRATION",
+        flag="--registration",
+        help="who may register bots, open or admin (default: open on loopback, else admin)",
+        parse=registration,
+        metavar="open|admin",
+    )
+    default_deadline_ms: int = setting(
+        1000, env="DEADLINE_MS", flag="--deadline-ms", help="default per-move deadline", parse=int
+    )
+    time_bank_ms: int = setting(
+        5000,
+        env="TIME_BANK_MS",
+        flag="--time-bank-ms",
+        help="each bot's extra time per match",
+        parse=int,
+    )
+    max_strikes: int = setting(
+        3,
+        env="MAX_STRIKES",
+        flag="--max-strikes",
+        help="late or illegal answers before a forfeit",
+        parse=int,
+    )
+    grace_s: float = setting(
+        10.0,
+        env="GRACE_S",
+        flag="--grace-s",
+        help="how long a disconnected bot may take to come back",
+        parse=float,
+    )
+    shutdown_grace_s: float = setting(
+        10.0,
+        env="SHUTDOWN_GRACE_S",
+        flag="--shutdown-grace-s",
+        help="on SIGTERM, how long running matches may finish",
+        parse=float,
+    )
     max_capacity: int = 64
-    max_message_bytes: int = 256 * 1024
-    session_opens_per_minute: int = 30
-    stray_messages_per_second: float = 200.0
-    flood_limit: int = 1000
-    registrations_per_minute: int = 60
-    reads_per_minute: int = 600
-    shutdown_grace_s: float = 10.0
-    tls_cert: str | None = None
-    tls_key: str | None = None
+    max_message_bytes: int = setting(
+        256 * 1024,
+        env="MAX_MESSAGE_BYTES",
+        flag="--max-message-bytes",
+        help="largest message a client may send; bigger ones end the call RESOURCE_EXHAUSTED",
+        parse=int,
+    )
+    session_opens_per_minute: int = setting(
+        30,
+        env="SESSION_OPENS_PER_MINUTE",
+        flag="--session-opens-per-minute",
+        help="sessions one bot may open a minute (it holds one; a new one replaces the old); "
+        "beyond it Session fails RESOURCE_EXHAUSTED; 0 for no bound",
+        parse=int,
+    )
+    stray_messages_per_second: float = setting(
+        200.0,
+        env="STRAY_MESSAGES_PER_SECOND",
+        flag="--stray-messages-per-second",
+        help="messages a session may send a second that answer no open request (answers to "
+        "open requests are never throttled); beyond it they are dropped with an Error; 0 for "
+        "no bound",
+        parse=float,
+    )
+    flood_limit: int = setting(
+        1000,
+        env="FLOOD_LIMIT",
+        flag="--flood-limit",
+        help="dropped stray messages (the allowance refills over 10 s) after which a session's "
+        "stream ends RESOURCE_EXHAUSTED; 0 never ends it",
+        parse=int,
+    )
+    registrations_per_minute: int = setting(
+        60,
+        env="REGISTRATIONS_PER_MINUTE",
+        flag="--registrations-per-minute",
+        help="Register calls a minute per client address (admin-token callers exempt when "
+        "there is an admin token); beyond it RESOURCE_EXHAUSTED; 0 for no bound",
+        parse=int,
+    )
+    reads_per_minute: int = setting(
+        600,
+        env="READS_PER_MINUTE",
+        flag="--reads-per-minute",
+        help="GetMatch, GetReplay and WatchMatch calls a minute per client address (admin-token "
+        "callers exempt when there is an admin token); beyond it RESOURCE_EXHAUSTED; 0 for "
+        "no bound",
+        parse=int,
+    )
+    tls_cert: str | None = setting(None, env="TLS_CERT", flag="--tls-cert", help="PEM certificate")
+    tls_key: str | None = setting(None, env="TLS_KEY", flag="--tls-key", help="PEM private key")
 
     @property
     def loopback(self) -> bool:
@@ -91,6 +188,10 @@ class RefereeSettings:
                     ) from None
         # ArgumentError: unparsable, or an unknown dialect; ValueError: a port that is no
         # number. The message leaves the URL out: it may hold a password.
+        # Imported here: `arena --help` builds its flags from this module.
+        from sqlalchemy.engine import make_url
+        from sqlalchemy.exc import ArgumentError
+
         try:
             make_url(self.database_url).get_dialect()
         except (ArgumentError, ValueError) as error:

@@ -1,0 +1,93 @@
+"""Settings declared once: each one's ARENA_* variable, flag, default and help.
+
+A process's settings are a frozen dataclass whose fields are made with
+`setting(...)`. The command line builds its flags from those declarations
+(`arena_cli.env.add_settings`) and the process reads them back from the
+parsed flags or from the environment (`from_environment`), so a setting's
+variable, flag, default and help text are written in one place. Dependency
+free: every process imports it (the ladder is the layer all of them share).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+PREFIX = "ARENA_"
+KEY = "arena_setting"
+"""The key of a field's metadata that holds its `Setting`."""
+
+
+@dataclass(frozen=True)
+class Setting:
+    """How one setting is given: its variable (without ARENA_), flag, help and parser."""
+
+    env: str
+    flag: str
+    help: str
+    parse: Callable[[str], Any] = str
+    metavar: str | None = None
+
+
+def setting(
+    default: Any,
+    *,
+    env: str,
+    flag: str,
+    help: str,
+    parse: Callable[[str], Any] = str,
+    metavar: str | None = None,
+) -> Any:
+    """A dataclass field with its declaration (typed Any, as `dataclasses.field` is)."""
+    return dataclasses.field(
+        default=default, metadata={KEY: Setting(env, flag, help, parse, metavar)}
+    )
+
+
+def declared(cls: type) -> list[tuple[dataclasses.Field[Any], Setting]]:
+    """The fields of a settings class that are declared settings, with their declarations."""
+    return [(item, item.metadata[KEY]) for item in dataclasses.fields(cls) if KEY in item.metadata]
+
+
+def env(name: str, default: str | None = None) -> str | None:
+    """The value of ARENA_<name>, or `default` when it is unset or empty."""
+    value = os.environ.get(PREFIX + name)
+    return value if value not in (None, "") else default
+
+
+Settings = TypeVar("Settings")
+
+
+def from_environment(cls: type[Settings], **given: Any) -> Settings:
+    """`cls` from `given` values (None: not given), then ARENA_* variables, then defaults.
+
+    A variable that does not parse is a ValueError naming it.
+    """
+    values = {name: value for name, value in given.items() if value is not None}
+    for item, spec in declared(cls):
+        text = None if item.name in values else env(spec.env)
+        if text is None:
+            continue
+        try:
+            values[item.name] = spec.parse(text)
+        except ValueError as error:
+            raise ValueError(f"{PREFIX}{spec.env}={text!r}: {error}") from None
+    return cls(**values)
+
+
+def from_values(cls: type[Settings], values: Mapping[str, Any], **extra: Any) -> Settings:
+    """`cls` from parsed flags (`values` holds one entry per declared setting) and `extra`."""
+    return cls(**{item.name: values[item.name] for item, _ in declared(cls)}, **extra)
+
+
+def switch(text: str) -> bool:
+    """An on/off value: 1/0, on/off, true/false, yes/no."""
+    value = text.strip().lower()
+    if value in ("1", "on", "true", "yes"):
+        return True
+    if value in ("0", "off", "false", "no"):
+        return False
+    raise ValueError(f"must be on or off (1/0, true/false), not {text!r}")
