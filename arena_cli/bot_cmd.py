@@ -8,11 +8,14 @@ import contextlib
 import json
 import logging
 import signal
+from typing import TYPE_CHECKING
 
 import bots
 import games
 from arena_cli.env import add_admin_token, add_referee, env
-from bots.sdk import AuthError, BotRunner, register
+
+if TYPE_CHECKING:
+    from bots.sdk import BotRunner
 
 
 def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -56,6 +59,8 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 def run_register(args: argparse.Namespace) -> int:
     """Register and print the bot's id and token."""
+    from bots.sdk import register  # grpc: loaded only to talk to the referee
+
     names = [name.strip() for name in args.games.split(",") if name.strip()]
     reply = asyncio.run(register(args.referee, args.name, args.version, names, args.admin_token))
     print(json.dumps({"bot_id": reply.bot_id, "token": reply.token}))
@@ -64,6 +69,8 @@ def run_register(args: argparse.Namespace) -> int:
 
 def run_bot(args: argparse.Namespace) -> int:
     """Play until interrupted."""
+    from bots.sdk import AuthError, BotRunner  # grpc: loaded only to talk to the referee
+
     if not args.token:
         raise ValueError("a bot needs its token: --token T or ARENA_BOT_TOKEN")
     if args.capacity < 1:

@@ -17,14 +17,16 @@ import signal
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import bots
 import games
 from arena_cli.env import add_env_option, add_rules_option
 from bots.local import play_rotations
 from bots.search import BUDGET_ENV
-from ladder.ratings import Ranking, plackett_luce
+
+if TYPE_CHECKING:
+    from ladder.ratings import Ranking
 
 
 def labels_for(names: list[str]) -> list[str]:
@@ -112,6 +114,8 @@ def _deal(job: tuple[str, list[str], int, dict[str, object], float]) -> list[lis
 
 def run_compare(args: argparse.Namespace) -> int:
     """Play the deals, print the table."""
+    from ladder.ratings import plackett_luce  # scipy: loaded only to rate
+
     spec = games.get(args.game)
     names = [name.strip() for name in args.bots.split(",") if name.strip()]
     spec.check_players(len(names))

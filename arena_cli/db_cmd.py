@@ -1,11 +1,18 @@
-"""`arena migrate`: bring the database to the newest schema."""
+"""`arena migrate`, and the database as the other commands open it.
+
+The store (SQLAlchemy, Alembic) is imported when a command runs, so
+`arena --help` stays quick.
+"""
 
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from arena_cli.env import add_database
-from ladder.store import migrate
+
+if TYPE_CHECKING:
+    from ladder.store import Store
 
 
 def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -22,6 +29,20 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 def run_migrate(args: argparse.Namespace) -> int:
     """Migrate and say so."""
+    from ladder.store import migrate
+
     migrate(args.db)
     print(f"database at the newest schema: {args.db}")
     return 0
+
+
+def open_store(args: argparse.Namespace) -> Store:
+    """The store at --db, migrated; a clear error if the database cannot be opened."""
+    from sqlalchemy.exc import DBAPIError
+
+    from ladder.store import Store
+
+    try:
+        return Store(args.db)
+    except DBAPIError as error:
+        raise ValueError(f"cannot open the database {args.db}: {error.orig}") from None

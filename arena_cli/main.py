@@ -1,4 +1,9 @@
-"""Entry point of the `arena` command."""
+"""Entry point of the `arena` command.
+
+Building the parser imports only the commands' flag definitions: each
+command imports what it runs on (grpc, the store, Celery, scipy) when it
+runs, so `arena --help` stays quick.
+"""
 
 from __future__ import annotations
 
@@ -6,16 +11,17 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-import grpc
-
 from arena_cli import (
+    beat_cmd,
     bot_cmd,
     compare,
     db_cmd,
     demo,
+    ladder_cmd,
     match_cmd,
     play,
     referee_cmd,
+    tournament_cmd,
     web_cmd,
     worker_cmd,
 )
@@ -37,6 +43,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_parsers(commands)
     web_cmd.add_parsers(commands)
     worker_cmd.add_parsers(commands)
+    beat_cmd.add_parsers(commands)
+    tournament_cmd.add_parsers(commands)
+    ladder_cmd.add_parsers(commands)
     return parser
 
 
@@ -48,7 +57,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.run(args))
     except ValueError as error:
         parser.exit(2, f"arena {args.command}: error: {error}\n")
-    except grpc.RpcError as error:
+    except Exception as error:
+        # Only a command that imported grpc can raise its errors; the others need not load it.
+        if "grpc" not in sys.modules:
+            raise
+        import grpc
+
+        if not isinstance(error, grpc.RpcError):
+            raise
         # grpc.aio errors are not grpc.Call objects but have the same accessors.
         if isinstance(error, grpc.Call | grpc.aio.AioRpcError):
             code, details = error.code(), error.details()

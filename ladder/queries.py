@@ -1,7 +1,7 @@
 """What the ladder shows: standings, bot histories, tournaments, matches.
 
 Read-only functions over a `Store`; the CLI and the web call these. The
-writes (tournaments, recording) are in `ladder.league`.
+writes are in `ladder.tournaments`, `ladder.recording` and `ladder.tables`.
 """
 
 from __future__ import annotations

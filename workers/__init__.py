@@ -9,12 +9,29 @@ from __future__ import annotations
 
 from typing import Any
 
-from workers.celery_app import ArenaCelery, make_app
+from workers import tasks
+from workers.celery_app import ArenaCelery, new_app
 from workers.settings import WorkerSettings
 
 __all__ = ["ArenaCelery", "WorkerSettings", "make_app"]
 
 _default: ArenaCelery | None = None
+
+
+def make_app(
+    broker_url: str | None = None,
+    backend_url: str | None = None,
+    *,
+    settings: WorkerSettings | None = None,
+) -> ArenaCelery:
+    """A new Celery app for the arena with its tasks; settings from the environment unless given."""
+    if settings is None:
+        settings = WorkerSettings.from_env(broker_url=broker_url, backend_url=backend_url)
+    elif broker_url or backend_url:
+        raise ValueError("give either settings or broker/backend URLs, not both")
+    app = new_app(settings)
+    tasks.register(app)
+    return app
 
 
 def __getattr__(name: str) -> Any:

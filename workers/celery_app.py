@@ -1,8 +1,10 @@
-"""The Celery app factory: configuration, per-process resources, signals, beat.
+"""The Celery app: configuration, per-process resources and signals.
 
-`make_app()` builds a new app each time; nothing is created at import. The
+`new_app()` builds a new app each time; nothing is created at import. The
 app carries its settings; each process (each prefork child) opens its own
-database engine and referee channel the first time a task needs them.
+database engine and referee channel the first time a task needs them. The
+tasks (`workers.tasks`) import this module, never the other way round:
+`workers.make_app()` puts the two together.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from celery import Celery, Task
-from celery.schedules import crontab
 from celery.signals import (
     beat_init,
     task_failure,
@@ -94,37 +95,9 @@ class ArenaCelery(Celery):
         self.send_task(task, args=list(args), queue=QUEUE)
 
 
-def make_app(
-    broker_url: str | None = None,
-    backend_url: str | None = None,
-    *,
-    settings: WorkerSettings | None = None,
-) -> ArenaCelery:
-    """A new Celery app for the arena; settings from the environment unless given."""
-    if settings is None:
-        settings = WorkerSettings.from_env(broker_url=broker_url, backend_url=backend_url)
-    elif broker_url or backend_url:
-        raise ValueError("give either settings or broker/backend URLs, not both")
+def new_app(settings: WorkerSettings) -> ArenaCelery:
+    """A configured app with its signals connected, and no tasks yet (`workers.make_app` adds them)."""
     app = ArenaCelery(settings)
-    beat_schedule: dict[str, dict[str, Any]] = {
-        "run-schedules": {
-            "task": "arena.run_schedules",
-            "schedule": crontab(),
-            "options": {"queue": QUEUE, "expires": 55},
-        }
-    }
-    if settings.ladder_interval_s > 0:
-        beat_schedule["ladder-tick"] = {
-            "task": "arena.ladder_tick",
-            "schedule": settings.ladder_interval_s,
-            "options": {"queue": QUEUE, "expires": settings.ladder_interval_s},
-        }
-    if settings.sweep_interval_s > 0:
-        beat_schedule["sweep"] = {
-            "task": "arena.sweep",
-            "schedule": settings.sweep_interval_s,
-            "options": {"queue": QUEUE, "expires": settings.sweep_interval_s},
-        }
     app.conf.update(
         broker_url=settings.broker_url,
         broker_transport=embedded_broker.TRANSPORT if settings.embedded else None,
@@ -143,14 +116,10 @@ def make_app(
         task_default_queue=QUEUE,
         timezone="UTC",
         enable_utc=True,
-        beat_schedule=beat_schedule,
         # The embedded transport has no broadcast worth having: no remote control.
         worker_enable_remote_control=not settings.embedded,
         worker_hijack_root_logger=True,
     )
-    from workers import tasks
-
-    tasks.register(app)
     _connect_signals(app)
     return app
 

@@ -28,21 +28,19 @@ import random
 import time
 import uuid
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
 import grpc
 from celery import Task
+from celery.schedules import crontab
 from kombu.exceptions import ChannelError
-from sqlalchemy import select
 from sqlalchemy.exc import DBAPIError
 
-from ladder import league, queries
-from ladder.models import MatchRow, TournamentMatchRow, TournamentRow
+from ladder import continuous, queries, recording, tables, tournaments
 from ladder.store import NotFound
+from workers.celery_app import QUEUE, ArenaCelery
 from workers.referee_client import RefereeCallFailed, is_transient
-
-if TYPE_CHECKING:
-    from workers.celery_app import ArenaCelery
+from workers.settings import WorkerSettings
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +55,9 @@ ABORTS_PER_ATTEMPT = 3
 """How often one play_match attempt asks again for a match the referee aborted."""
 
 MAX_BACKOFF_S = 300.0
+
+AMQP_NOT_FOUND = 404
+"""AMQP's reply code for a queue that does not exist."""
 
 
 class MatchAborted(RuntimeError):
@@ -78,7 +79,7 @@ def retryable(error: BaseException) -> bool:
         return is_transient(error)
     if isinstance(error, RefereeCallFailed):
         return error.transient
-    return isinstance(error, DBAPIError | MatchAborted | league.NotFinished)
+    return isinstance(error, DBAPIError | MatchAborted | recording.NotFinished)
 
 
 def play_match(app: ArenaCelery, match_id: str) -> str:
@@ -86,8 +87,8 @@ def play_match(app: ArenaCelery, match_id: str) -> str:
     res = app.resources()
     store = res.store
     outcome = "already recorded"
-    if not league.is_recorded(store, match_id):
-        request = league.planned_request(store, match_id)
+    if not recording.is_recorded(store, match_id):
+        request = tournaments.planned_request(store, match_id)
         if request is None:
             log.error("match %s: no tournament plans it and the referee never started it", match_id)
             return "unknown"
@@ -103,7 +104,7 @@ def play_match(app: ArenaCelery, match_id: str) -> str:
             reason = "" if match is None else match.reason
             raise MatchAborted(f"match {match_id} did not finish: {reason}")
         try:
-            recorded = league.record_match(store, match_id)
+            recorded = recording.record_match(store, match_id)
         except NotFound:
             raise WrongDatabase(
                 f"the referee at {app.settings.referee} finished match {match_id}, but the "
@@ -115,8 +116,8 @@ def play_match(app: ArenaCelery, match_id: str) -> str:
             app.metrics.matches_recorded.labels(lid).inc()
             app.metrics.rating_updates.labels(lid).inc(request.players)
             outcome = "recorded"
-    tournament_id = league.tournament_of(store, match_id)
-    if tournament_id is not None and league.ready_to_finish(store, tournament_id):
+    tournament_id = tournaments.tournament_of(store, match_id)
+    if tournament_id is not None and tournaments.ready_to_finish(store, tournament_id):
         app.enqueue(FINISH_TOURNAMENT, tournament_id)
     return outcome
 
@@ -124,10 +125,10 @@ def play_match(app: ArenaCelery, match_id: str) -> str:
 def create_round_robin(app: ArenaCelery, tournament_id: str) -> int:
     """Enqueue the tournament's matches that are not recorded; how many."""
     store = app.resources().store
-    pending = league.pending_matches(store, tournament_id)
+    pending = tournaments.pending_matches(store, tournament_id)
     for match_id in pending:
         app.enqueue(PLAY_MATCH, match_id)
-    if not pending and league.ready_to_finish(store, tournament_id):
+    if not pending and tournaments.ready_to_finish(store, tournament_id):
         app.enqueue(FINISH_TOURNAMENT, tournament_id)
     return len(pending)
 
@@ -136,7 +137,7 @@ def finish_tournament(app: ArenaCelery, tournament_id: str) -> bool:
     """Store the tournament's table once every match is recorded."""
     store = app.resources().store
     already = queries.tournament(store, tournament_id).status == "finished"
-    done = league.finish_tournament(store, tournament_id)
+    done = tables.finish_tournament(store, tournament_id)
     if done and not already:
         app.metrics.tournaments_finished.inc()
     return done
@@ -147,8 +148,8 @@ def run_schedules(app: ArenaCelery, now: float | None = None) -> list[str]:
     store = app.resources().store
     at = datetime.fromtimestamp(time.time() if now is None else now, UTC)
     started = []
-    for template_id, minute in league.due_runs(store, at):
-        run_id = league.start_scheduled_run(store, template_id, minute)
+    for template_id, minute in tournaments.due_runs(store, at):
+        run_id = tournaments.start_scheduled_run(store, template_id, minute)
         app.enqueue(CREATE_ROUND_ROBIN, run_id)
         started.append(run_id)
         log.info("scheduled tournament %s: started run %s", template_id, run_id)
@@ -175,7 +176,7 @@ def ladder_tick(app: ArenaCelery, tick: str) -> list[str]:
     for lid in settings.ladders or tuple(queries.ladders(res.store)):
         candidates = [bot for bot, slots in free.items() if slots > 0]
         try:
-            requests = league.plan_ladder_matches(
+            requests = continuous.plan_ladder_matches(
                 res.store,
                 lid,
                 candidates,
@@ -201,15 +202,15 @@ def ladder_tick(app: ArenaCelery, tick: str) -> list[str]:
 
 def queue_length(app: ArenaCelery) -> int | None:
     """Messages waiting in the arena's queue (None when the broker cannot say)."""
-    from workers.celery_app import QUEUE
-
     try:
         with app.connection_for_write() as connection:
             channel: Any = connection.default_channel
             declared = channel.queue_declare(QUEUE, passive=True)
             return int(declared.message_count)
     except ChannelError as error:
-        if "NOT_FOUND" in str(error):
+        # py-amqp gives the reply code as a number, kombu's virtual transports
+        # (Redis, the embedded broker) as the text "404".
+        if str(error.reply_code) == str(AMQP_NOT_FOUND):
             return 0  # no such queue (e.g. a broker restarted empty): nothing waits
         log.warning("sweep: cannot count the queue: %s", error)
         return None
@@ -218,47 +219,12 @@ def queue_length(app: ArenaCelery) -> int | None:
         return None
 
 
-def lost_matches(app: ArenaCelery, older_than_s: float) -> tuple[list[str], list[str]]:
-    """Running tournaments' matches nobody plays or records, and complete tournaments.
-
-    A match is lost when it is planned, not recorded nor failed, planned
-    more than `older_than_s` ago, and the referee is not playing it (never
-    started, aborted, or finished but unrecorded).
-    """
-    store = app.resources().store
-    since = datetime.now(UTC) - timedelta(seconds=older_than_s)
-    lost: list[str] = []
-    complete: list[str] = []
-    with store.session() as session:
-        running = list(
-            session.scalars(select(TournamentRow.id).where(TournamentRow.status == "running"))
-        )
-        for tournament_id in running:
-            rows = session.execute(
-                select(TournamentMatchRow.match_id, TournamentMatchRow.status, MatchRow.status)
-                .outerjoin(MatchRow, MatchRow.id == TournamentMatchRow.match_id)
-                .join(TournamentRow, TournamentRow.id == TournamentMatchRow.tournament_id)
-                .where(
-                    TournamentMatchRow.tournament_id == tournament_id,
-                    TournamentRow.created_at < since,
-                )
-                .order_by(TournamentMatchRow.number)
-            ).all()
-            if rows and all(planned == "recorded" for _, planned, _ in rows):
-                complete.append(tournament_id)
-            lost += [
-                match_id
-                for match_id, planned, playing in rows
-                if planned not in ("recorded", "failed") and playing != "running"
-            ]
-    return lost, complete
-
-
 def sweep(app: ArenaCelery) -> list[str]:
     """Enqueue again the matches whose tasks were lost (only when the queue is empty)."""
     if queue_length(app) != 0:
         return []
-    lost, complete = lost_matches(app, app.settings.sweep_age_s)
+    planned_before = datetime.now(UTC) - timedelta(seconds=app.settings.sweep_age_s)
+    lost, complete = tournaments.lost_matches(app.resources().store, planned_before)
     for match_id in lost:
         app.enqueue(PLAY_MATCH, match_id)
     for tournament_id in complete:
@@ -268,9 +234,34 @@ def sweep(app: ArenaCelery) -> list[str]:
     return lost
 
 
+def beat_schedule(settings: WorkerSettings) -> dict[str, dict[str, Any]]:
+    """What beat sends when: every minute the schedules, and the ladder and sweep if on."""
+    schedule: dict[str, dict[str, Any]] = {
+        "run-schedules": {
+            "task": RUN_SCHEDULES,
+            "schedule": crontab(),
+            "options": {"queue": QUEUE, "expires": 55},
+        }
+    }
+    if settings.ladder_interval_s > 0:
+        schedule["ladder-tick"] = {
+            "task": LADDER_TICK,
+            "schedule": settings.ladder_interval_s,
+            "options": {"queue": QUEUE, "expires": settings.ladder_interval_s},
+        }
+    if settings.sweep_interval_s > 0:
+        schedule["sweep"] = {
+            "task": SWEEP,
+            "schedule": settings.sweep_interval_s,
+            "options": {"queue": QUEUE, "expires": settings.sweep_interval_s},
+        }
+    return schedule
+
+
 def register(app: ArenaCelery) -> None:
-    """Register the tasks on `app`."""
+    """Register the tasks on `app`, and beat's schedule of the periodic ones."""
     settings = app.settings
+    app.conf.beat_schedule = beat_schedule(settings)
 
     def retry(task: Task[Any, Any], error: Exception) -> NoReturn:
         """Retry later with back-off if `error` may pass, else fail with it."""
@@ -291,7 +282,7 @@ def register(app: ArenaCelery) -> None:
             code = error.code() if isinstance(error, grpc.Call) else None
             if code in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.ALREADY_EXISTS):
                 # The referee refuses this match for good (e.g. a bot no longer plays the game).
-                league.mark_failed(app.resources().store, match_id)
+                tournaments.mark_failed(app.resources().store, match_id)
                 log.error("match %s refused by the referee: %s", match_id, error)
             retry(self, error)
         except Exception as error:

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from arena_cli.main import main
-from ladder import league
+from ladder import recording, tables, tournaments
 from ladder.store import Store
-from tests.ladder.test_league import play, register
+from tests.ladder.support import play, register
 
 
 @pytest.fixture
@@ -36,11 +36,11 @@ def finished_tournament(db: str) -> tuple[str, list[str]]:
     store = Store(db)
     try:
         bots = [register(store, "cli") for _ in range(4)]
-        tid = league.create_tournament(store, "golden10", 3, bots, seed=8)
-        for match_id in league.pending_matches(store, tid):
+        tid = tournaments.create_tournament(store, "golden10", 3, bots, seed=8)
+        for match_id in tournaments.pending_matches(store, tid):
             play(store, match_id)
-            assert league.record_match(store, match_id)
-        assert league.finish_tournament(store, tid)
+            assert recording.record_match(store, match_id)
+        assert tables.finish_tournament(store, tid)
         return tid, bots
     finally:
         store.close()

@@ -20,10 +20,10 @@ import pytest
 from sqlalchemy.exc import OperationalError
 
 from cardarena_api.v1 import arena_pb2 as pb
-from ladder import league, queries
+from ladder import queries, recording, schedules, tournaments
 from ladder.records import MatchResult
 from ladder.store import MatchRequest, Store
-from tests.ladder.test_league import fake_result, register
+from tests.ladder.support import fake_result, register
 from tests.referee.conftest import REPO, clean_env
 from workers import WorkerSettings, make_app, tasks
 from workers.celery_app import ArenaCelery, Resources
@@ -182,13 +182,13 @@ def test_retryable_errors() -> None:
 def test_play_match_asks_again_after_an_abort_and_records_once(app: ArenaCelery) -> None:
     store = app.resources().store
     bots = [register(store, "t") for _ in range(3)]
-    tid = league.create_tournament(store, "golden10", 3, bots, seed=1)
-    (match_id,) = league.pending_matches(store, tid)
+    tid = tournaments.create_tournament(store, "golden10", 3, bots, seed=1)
+    (match_id,) = tournaments.pending_matches(store, tid)
     referee = referee_of(app)
     referee.aborts = 2
     assert tasks.play_match(app, match_id) == "recorded"
     assert len(referee.started) == 3
-    assert referee.started[0] == league.planned_request(store, match_id)
+    assert referee.started[0] == tournaments.planned_request(store, match_id)
     assert app.sent == [(tasks.FINISH_TOURNAMENT, (tid,))]  # type: ignore[attr-defined]
     assert tasks.finish_tournament(app, tid) is True
     assert queries.tournament(store, tid).status == "finished"
@@ -206,12 +206,12 @@ def test_play_match_asks_again_after_an_abort_and_records_once(app: ArenaCelery)
 def test_play_match_gives_up_when_the_referee_keeps_aborting(app: ArenaCelery) -> None:
     store = app.resources().store
     bots = [register(store, "t") for _ in range(3)]
-    tid = league.create_tournament(store, "goof", 3, bots, seed=2)
-    (match_id,) = league.pending_matches(store, tid)
+    tid = tournaments.create_tournament(store, "goof", 3, bots, seed=2)
+    (match_id,) = tournaments.pending_matches(store, tid)
     referee_of(app).aborts = tasks.ABORTS_PER_ATTEMPT
     with pytest.raises(tasks.MatchAborted):
         tasks.play_match(app, match_id)
-    assert not league.is_recorded(store, match_id)
+    assert not recording.is_recorded(store, match_id)
     # The next attempt (Celery's retry) finds the referee playing again.
     assert tasks.play_match(app, match_id) == "recorded"
 
@@ -219,8 +219,8 @@ def test_play_match_gives_up_when_the_referee_keeps_aborting(app: ArenaCelery) -
 def test_create_round_robin_enqueues_the_unrecorded_matches(app: ArenaCelery) -> None:
     store = app.resources().store
     bots = [register(store, "t") for _ in range(4)]
-    tid = league.create_tournament(store, "golden10", 3, bots, seed=3)
-    match_ids = league.pending_matches(store, tid)
+    tid = tournaments.create_tournament(store, "golden10", 3, bots, seed=3)
+    match_ids = tournaments.pending_matches(store, tid)
     assert tasks.play_match(app, match_ids[0]) == "recorded"
     app.sent.clear()  # type: ignore[attr-defined]
     assert tasks.create_round_robin(app, tid) == 3
@@ -230,12 +230,12 @@ def test_create_round_robin_enqueues_the_unrecorded_matches(app: ArenaCelery) ->
 def test_run_schedules_starts_each_due_run_once(app: ArenaCelery) -> None:
     store = app.resources().store
     bots = [register(store, "t") for _ in range(3)]
-    template = league.create_tournament(store, "golden10", 3, bots, schedule="* * * * *")
+    template = tournaments.create_tournament(store, "golden10", 3, bots, schedule="* * * * *")
     now = datetime.now(UTC).timestamp()
     started = tasks.run_schedules(app, now)
     minute = datetime.fromtimestamp(now, UTC)
     # This minute's run (and the previous minute's, if the template was made in it).
-    assert started[-1] == league.scheduled_run_id(template, minute) and len(started) <= 2
+    assert started[-1] == schedules.scheduled_run_id(template, minute) and len(started) <= 2
     assert app.sent == [(tasks.CREATE_ROUND_ROBIN, (run,)) for run in started]  # type: ignore[attr-defined]
     assert tasks.run_schedules(app, now + 1) == []
     assert queries.tournament(store, started[0]).matches_total == 1
@@ -244,7 +244,7 @@ def test_run_schedules_starts_each_due_run_once(app: ArenaCelery) -> None:
 def test_ladder_tick_pairs_free_bots_fairly(app: ArenaCelery) -> None:
     store = app.resources().store
     bots = [register(store, "t") for _ in range(7)]
-    league.create_tournament(store, "goof", 3, bots[:3], schedule="0 0 1 1 *")  # the ladder
+    tournaments.create_tournament(store, "goof", 3, bots[:3], schedule="0 0 1 1 *")  # the ladder
     referee = referee_of(app)
     referee.free = [pb.SessionInfo(bot_id=b, capacity=2, busy=0) for b in bots[:6]]
     referee.free.append(pb.SessionInfo(bot_id=bots[6], capacity=1, busy=1))  # busy: left out
@@ -254,9 +254,49 @@ def test_ladder_tick_pairs_free_bots_fairly(app: ArenaCelery) -> None:
     assert app.sent == [(tasks.PLAY_MATCH, (m,)) for m in started]  # type: ignore[attr-defined]
     for match_id in started:
         assert tasks.play_match(app, match_id) == "recorded"
-        assert league.tournament_of(store, match_id) is None
+        assert tournaments.tournament_of(store, match_id) is None
     assert [s.games for s in queries.standings(store, "goof-3p")] == [1] * 6
     assert queries.recent_matches(store)[0].tournament_id is None
 
     app.settings = WorkerSettings(database_url=app.settings.database_url, ladder_interval_s=0)
     assert tasks.ladder_tick(app, "def456") == []
+
+
+class RefusingConnection:
+    """A broker connection whose channel answers every queue declaration with `error`."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+        self.default_channel = self
+
+    def __enter__(self) -> RefusingConnection:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def queue_declare(self, queue: str, passive: bool = False) -> None:
+        raise self.error
+
+
+def test_queue_length_knows_a_missing_queue_by_its_reply_code(
+    app: ArenaCelery, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from amqp.exceptions import NotFound, PreconditionFailed
+    from kombu import Connection
+
+    # kombu's virtual transports (Redis, the embedded broker) refuse a passive declaration
+    # of a missing queue with a ChannelError whose reply code is the text "404".
+    memory = Connection("memory://")
+    channel = memory.default_channel
+    monkeypatch.setattr(channel, "_has_queue", lambda queue, **_: False)
+    monkeypatch.setattr(app, "connection_for_write", lambda: memory)
+    assert tasks.queue_length(app) == 0
+    # py-amqp (RabbitMQ) raises NotFound, code 404.
+    missing = NotFound("NOT_FOUND - no queue 'arena'", (50, 10), "Channel.queue_declare")
+    monkeypatch.setattr(app, "connection_for_write", lambda: RefusingConnection(missing))
+    assert tasks.queue_length(app) == 0
+    # Any other refusal is not an empty queue, whatever its text says.
+    other = PreconditionFailed("PRECONDITION_FAILED - NOT_FOUND", (50, 10), "Channel.queue_declare")
+    monkeypatch.setattr(app, "connection_for_write", lambda: RefusingConnection(other))
+    assert tasks.queue_length(app) is None

@@ -1,0 +1,88 @@
+"""`arena ladder`: the live Elo standings of one ladder or of all.
+
+The store is imported when the command runs, so `arena --help` stays quick.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from arena_cli.db_cmd import open_store
+from arena_cli.env import add_database
+
+if TYPE_CHECKING:
+    from ladder.queries import Standing
+
+
+def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register `ladder` on the `arena` parser."""
+    parser = commands.add_parser(
+        "ladder",
+        help="live Elo standings of a ladder (or of all ladders)",
+        description="The live multiplayer Elo standings: one ladder per game and player count, "
+        "e.g. goodge-4p. A rating is provisional until the bot has played 20 rated matches.",
+    )
+    parser.add_argument("ladder", nargs="?", help="a ladder id such as goodge-4p (default: all)")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    add_database(parser)
+    parser.set_defaults(run=run_ladder)
+
+
+def run_ladder(args: argparse.Namespace) -> int:
+    """Print standings."""
+    from ladder import queries
+
+    store = open_store(args)
+    try:
+        known = queries.ladders(store)
+        if args.ladder is not None and args.ladder not in known:
+            raise ValueError(
+                f"no ladder {args.ladder!r}; ladders are: {', '.join(known) or 'none yet'}"
+            )
+        chosen = [args.ladder] if args.ladder else known
+        tables = {lid: queries.standings(store, lid) for lid in chosen}
+    finally:
+        store.close()
+    if args.json:
+        print(
+            json.dumps(
+                [
+                    {
+                        "ladder": lid,
+                        "rank": line.rank,
+                        "bot": line.bot,
+                        "bot_id": line.bot_id,
+                        "version": line.version,
+                        "rating": round(line.rating, 2),
+                        "games": line.games,
+                        "provisional": line.provisional,
+                    }
+                    for lid, lines in tables.items()
+                    for line in lines
+                ]
+            )
+        )
+        return 0
+    print(standings_text(tables))
+    return 0
+
+
+def standings_text(tables: Mapping[str, Sequence[Standing]]) -> str:
+    """Ladder standings as `arena ladder` prints them."""
+    out = []
+    for lid, lines in tables.items():
+        out.append(f"{lid}:")
+        if not lines:
+            out.append("  (no rated bots yet)")
+        width = max((len(f"{line.bot}@{line.version}") for line in lines), default=0)
+        for line in lines:
+            mark = "  (provisional)" if line.provisional else ""
+            name = f"{line.bot}@{line.version}"
+            out.append(
+                f"  {line.rank:>3}. {name:<{width}}  {line.rating:>7.1f}  "
+                f"{line.games:>4} matches{mark}"
+            )
+    return "\n".join(out) if out else "no ladders yet"

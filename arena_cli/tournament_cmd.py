@@ -1,0 +1,288 @@
+"""`arena tournament create|start|show|list|los`: round robins, played by the workers.
+
+The store, the ratings (scipy) and Celery are imported when a command runs,
+so `arena --help` stays quick.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TYPE_CHECKING, Any
+
+import games
+from arena_cli.broker import add_broker, worker_settings
+from arena_cli.db_cmd import open_store
+from arena_cli.env import add_database, add_rules_option
+
+if TYPE_CHECKING:
+    from ladder.queries import TournamentView
+
+
+def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register `tournament` and its commands on the `arena` parser."""
+    parser = commands.add_parser(
+        "tournament",
+        help="create tournaments and show their tables",
+        description="Round-robin tournaments of duplicate matches, played by the workers.",
+    )
+    sub = parser.add_subparsers(dest="tournament_command", required=True, metavar="COMMAND")
+
+    create = sub.add_parser(
+        "create",
+        help="create a round robin (every combination of --players bots) and start it",
+        description="Create a round robin: every combination of --players of the --bots plays "
+        "one match (duplicate by default: the deal replayed with the seats rotated). Prints the "
+        "tournament's id and hands it to the workers; with --schedule it is a template that "
+        "beat runs at every tick of the cron schedule (UTC).",
+    )
+    create.add_argument("--game", required=True, choices=games.names())
+    create.add_argument("--players", type=int, required=True, help="seats in each match")
+    create.add_argument(
+        "--bots",
+        required=True,
+        metavar="A,B,C,...",
+        help="comma-separated entrants: a name (its latest version), name@version or a bot id",
+    )
+    create.add_argument(
+        "--duplicate",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="replay each deal with the seats rotated (default: on)",
+    )
+    create.add_argument(
+        "--deadline-ms", type=int, default=500, help="per-move deadline (default 500)"
+    )
+    create.add_argument("--name", help="a name to show (default: the ladder and the date)")
+    create.add_argument(
+        "--schedule",
+        metavar="CRON",
+        help='run it on a cron schedule, UTC, e.g. "0 3 * * *" (a template: nothing runs now)',
+    )
+    create.add_argument("--seed", type=int, help="seed of the plan and the deals (default random)")
+    add_rules_option(create)
+    create.add_argument(
+        "--max-matches",
+        type=int,
+        default=200,
+        metavar="N",
+        help="above this many combinations, play a balanced subset of N (default 200)",
+    )
+    add_database(create)
+    add_broker(create)
+    create.set_defaults(run=run_create)
+
+    start = sub.add_parser(
+        "start",
+        help="hand a tournament's unrecorded matches to the workers again",
+        description="Enqueue the tournament's matches that are not recorded yet (safe to repeat: "
+        "a match is never played or counted twice).",
+    )
+    start.add_argument("id", help="the tournament id")
+    add_database(start)
+    add_broker(start)
+    start.set_defaults(run=run_start)
+
+    show = sub.add_parser(
+        "show",
+        help="a tournament's progress and table",
+        description="A tournament's progress and, once finished, its table: maximum-likelihood "
+        "(Plackett-Luce) ratings with 95%% confidence intervals from all its games.",
+    )
+    show.add_argument("id", help="the tournament id")
+    show.add_argument("--json", action="store_true", help="print JSON")
+    add_database(show)
+    show.set_defaults(run=run_show)
+
+    listing = sub.add_parser("list", help="tournaments, newest first")
+    listing.add_argument("--json", action="store_true", help="print JSON")
+    add_database(listing)
+    listing.set_defaults(run=run_list)
+
+    los = sub.add_parser(
+        "los",
+        help="is bot A stronger than bot B? (likelihood of superiority, SPRT)",
+        description="A's wins, draws and losses against B in the tournament's games (a win is a "
+        "better rank than B's), the likelihood of superiority, and an SPRT of elo0=0 vs elo1=10.",
+    )
+    los.add_argument("id", help="the tournament id")
+    los.add_argument("a", help="bot A (name, name@version or id)")
+    los.add_argument("b", help="bot B (name, name@version or id)")
+    los.add_argument("--json", action="store_true", help="print JSON")
+    add_database(los)
+    los.set_defaults(run=run_los)
+
+
+def _enqueue_round_robin(args: argparse.Namespace, tournament_id: str) -> None:
+    from workers import make_app
+    from workers.tasks import CREATE_ROUND_ROBIN
+
+    app = make_app(settings=worker_settings(args, metrics_port=0))
+    try:
+        app.enqueue(CREATE_ROUND_ROBIN, tournament_id)
+    except Exception as error:
+        raise ValueError(
+            f"tournament {tournament_id} was created, but its matches could not be handed to "
+            f"the workers ({error}); fix the broker and run `arena tournament start "
+            f"{tournament_id}`"
+        ) from None
+    finally:
+        app.close()
+
+
+def run_create(args: argparse.Namespace) -> int:
+    """Create the tournament, print its id, hand it to the workers."""
+    from ladder import tournaments
+
+    bots = [bot.strip() for bot in args.bots.split(",") if bot.strip()]
+    store = open_store(args)
+    try:
+        tournament_id = tournaments.create_tournament(
+            store,
+            args.game,
+            args.players,
+            bots,
+            duplicate=args.duplicate,
+            deadline_ms=args.deadline_ms,
+            name=args.name,
+            schedule=args.schedule,
+            options=games.parse_option_pairs(args.option),
+            seed=args.seed,
+            max_matches=args.max_matches,
+        )
+    finally:
+        store.close()
+    if args.schedule is None:
+        _enqueue_round_robin(args, tournament_id)
+    print(tournament_id)
+    return 0
+
+
+def _tournament_view(args: argparse.Namespace) -> TournamentView:
+    """The tournament `args.id` as shown; a clear error if there is none."""
+    from ladder import queries
+    from ladder.store import NotFound
+
+    store = open_store(args)
+    try:
+        return queries.tournament(store, args.id)
+    except NotFound as error:
+        raise ValueError(str(error)) from None
+    finally:
+        store.close()
+
+
+def run_start(args: argparse.Namespace) -> int:
+    """Enqueue create_round_robin for an existing tournament."""
+    view = _tournament_view(args)
+    if view.status == "scheduled":
+        raise ValueError(f"tournament {args.id} is a scheduled template: beat starts its runs")
+    _enqueue_round_robin(args, args.id)
+    print(args.id)
+    return 0
+
+
+def tournament_json(view: TournamentView) -> dict[str, Any]:
+    """The JSON of `arena tournament show --json`."""
+    return {
+        "id": view.id,
+        "name": view.name,
+        "game": view.game,
+        "players": view.players,
+        "status": view.status,
+        "schedule": view.schedule,
+        "matches_total": view.matches_total,
+        "matches_finished": view.matches_finished,
+        "table": [
+            {
+                "bot": line.bot,
+                "bot_id": line.bot_id,
+                "rating": line.rating,
+                "ci_low": line.ci_low,
+                "ci_high": line.ci_high,
+                "games": line.games,
+            }
+            for line in view.table
+        ],
+        "created_at": view.created_at.isoformat(),
+        "finished_at": view.finished_at.isoformat() if view.finished_at else None,
+    }
+
+
+def run_show(args: argparse.Namespace) -> int:
+    """Print one tournament."""
+    view = _tournament_view(args)
+    if args.json:
+        print(json.dumps(tournament_json(view)))
+        return 0
+    print(tournament_text(view))
+    return 0
+
+
+def tournament_text(view: TournamentView) -> str:
+    """A tournament as `arena tournament show` prints it."""
+    ladder = f"{view.game}-{view.players}p"
+    lines = [f"tournament {view.id} ({view.name}), {ladder}: {view.status}"]
+    if view.schedule:
+        lines.append(f"  schedule: {view.schedule} (UTC)")
+    lines.append(f"  matches: {view.matches_finished}/{view.matches_total} recorded")
+    if view.table:
+        width = max(len(line.bot) for line in view.table)
+        lines.append(
+            f"  {'#':>3}  {'bot':<{width}}  {'rating':>7}  {'95% interval':>17}  {'games':>5}"
+        )
+        for rank, line in enumerate(view.table, start=1):
+            interval = f"[{line.ci_low:.0f}, {line.ci_high:.0f}]"
+            lines.append(
+                f"  {rank:>3}  {line.bot:<{width}}  {line.rating:>7.1f}  {interval:>17}  "
+                f"{line.games:>5}"
+            )
+    return "\n".join(lines)
+
+
+def run_list(args: argparse.Namespace) -> int:
+    """Print the tournaments, newest first."""
+    from ladder import queries
+
+    store = open_store(args)
+    try:
+        views = queries.tournaments(store)
+    finally:
+        store.close()
+    if args.json:
+        print(json.dumps([tournament_json(view) for view in views]))
+        return 0
+    for view in views:
+        print(
+            f"{view.id}  {view.game}-{view.players}p  {view.status:<9}  "
+            f"{view.matches_finished}/{view.matches_total}  {view.name}"
+        )
+    return 0
+
+
+def run_los(args: argparse.Namespace) -> int:
+    """Print A against B."""
+    from ladder import tables
+    from ladder.store import NotFound
+
+    store = open_store(args)
+    try:
+        data = tables.tournament_los(store, args.id, args.a, args.b)
+    except NotFound as error:
+        raise ValueError(str(error)) from None
+    finally:
+        store.close()
+    if args.json:
+        print(json.dumps(data))
+        return 0
+    test = data["sprt"]
+    print(
+        f"{args.a} against {args.b} in {args.id}: {data['wins']} wins, {data['draws']} draws, "
+        f"{data['losses']} losses"
+    )
+    print(f"  likelihood of superiority: {100 * data['los']:.1f}%")
+    print(
+        f"  SPRT elo0={test['elo0']:g} elo1={test['elo1']:g}: LLR {test['llr']:.2f} "
+        f"in [{test['lower']:.2f}, {test['upper']:.2f}] -> {test['decision']}"
+    )
+    return 0

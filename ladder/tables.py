@@ -1,0 +1,158 @@
+"""A tournament's table and head-to-head: from all its games, once they are recorded.
+
+The table is maximum-likelihood Plackett-Luce ratings with 95% intervals
+(`ladder.ratings`), the way BayesElo and Ordo rate engine round robins; the
+head-to-head is one bot's record against another with the likelihood of
+superiority and an SPRT.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ladder import ratings
+from ladder.errors import LeagueError
+from ladder.models import ResultRow, SeatRow, TournamentMatchRow, TournamentRow
+from ladder.queries import UnknownBot, resolve_bot
+from ladder.store import NotFound, Store, utcnow
+from ladder.tournaments import tournament_complete
+
+
+def _tournament_rankings(
+    session: Session, tournament: TournamentRow
+) -> tuple[list[str], list[list[tuple[int, int]]], list[str]]:
+    """The entrants, every game of the tournament as a ranking over them, and its match.
+
+    Per game the seats' ranks, except that a bot that forfeited the match is
+    placed last in each of its games (as in the match result), the others
+    keeping their order. The games of one match (the rotations of one deal)
+    are not independent: their match id clusters them in the fit.
+    """
+    entrants: list[str] = list(tournament.entrants)
+    index = {bot: number for number, bot in enumerate(entrants)}
+    match_ids = select(TournamentMatchRow.match_id).where(
+        TournamentMatchRow.tournament_id == tournament.id
+    )
+    forfeits = {
+        (row.match_id, row.bot_id)
+        for row in session.scalars(
+            select(ResultRow).where(ResultRow.match_id.in_(match_ids), ResultRow.forfeit)
+        )
+    }
+    seats = session.scalars(
+        select(SeatRow)
+        .where(SeatRow.match_id.in_(match_ids))
+        .order_by(SeatRow.match_id, SeatRow.game_index, SeatRow.seat)
+    ).all()
+    rankings: list[list[tuple[int, int]]] = []
+    matches: list[str] = []
+    for (match_id, _), group in itertools.groupby(seats, key=lambda s: (s.match_id, s.game_index)):
+        game = list(group)
+        playing = [s for s in game if (s.match_id, s.bot_id) not in forfeits]
+        ranking = [
+            (index[s.bot_id], 1 + sum(1 for o in playing if o.rank < s.rank)) for s in playing
+        ]
+        ranking += [(index[s.bot_id], len(playing) + 1) for s in game if s not in playing]
+        rankings.append(ranking)
+        matches.append(match_id)
+    return entrants, rankings, matches
+
+
+def _labels(keys: list[str]) -> list[int]:
+    """One small int per distinct key, in order of first appearance."""
+    numbers: dict[str, int] = {}
+    return [numbers.setdefault(key, len(numbers)) for key in keys]
+
+
+def finish_tournament(store: Store, tournament_id: str) -> bool:
+    """Store the tournament's table and mark it finished, once all its matches are recorded.
+
+    The table is maximum-likelihood Plackett-Luce ratings with 95% intervals
+    from all the tournament's games: a list of {"bot_id", "rating",
+    "ci_low", "ci_high", "games"}, best first. True when the tournament is
+    finished (now or before); False while matches are outstanding.
+    Idempotent: a finished tournament is left as it is.
+    """
+    with store.session() as session:
+        tournament = session.get(TournamentRow, tournament_id)
+        if tournament is None:
+            raise NotFound(f"no tournament with id {tournament_id!r}")
+        if tournament.status == "finished":
+            return True
+        if tournament.status == "scheduled":
+            return False
+    if not tournament_complete(store, tournament_id):
+        return False
+    with store.session() as session:
+        tournament = session.get(TournamentRow, tournament_id)
+        assert tournament is not None
+        if tournament.status == "finished":
+            return True
+        entrants, rankings, matches = _tournament_rankings(session, tournament)
+        fit = ratings.plackett_luce(len(entrants), rankings, clusters=_labels(matches))
+        table: list[dict[str, Any]] = [
+            {
+                "bot_id": bot,
+                "rating": round(item.rating, 2),
+                "ci_low": round(item.ci_low, 2),
+                "ci_high": round(item.ci_high, 2),
+                "games": item.games,
+            }
+            for bot, item in zip(entrants, fit.items, strict=True)
+        ]
+        table.sort(key=lambda line: (-float(line["rating"]), str(line["bot_id"])))
+        tournament.table = table
+        tournament.status = "finished"
+        tournament.finished_at = utcnow()
+    return True
+
+
+def tournament_los(store: Store, tournament_id: str, a: str, b: str) -> dict[str, Any]:
+    """Is A stronger than B? Their games against each other in the tournament.
+
+    A and B are bot references. The answer holds A's wins, draws and losses
+    against B over the games both played (a win is a better rank, whatever
+    the others did), the likelihood of superiority, and an SPRT of
+    elo0 = 0 against elo1 = 10.
+    """
+    bots = []
+    for ref in (a, b):
+        try:
+            bots.append(resolve_bot(store, ref))
+        except UnknownBot as error:
+            raise LeagueError(str(error)) from None
+    with store.session() as session:
+        tournament = session.get(TournamentRow, tournament_id)
+        if tournament is None:
+            raise NotFound(f"no tournament with id {tournament_id!r}")
+        entrants, rankings, _ = _tournament_rankings(session, tournament)
+    for bot in bots:
+        if bot.id not in entrants:
+            raise LeagueError(f"bot {bot.name}@{bot.version} is not in tournament {tournament_id}")
+    if bots[0].id == bots[1].id:
+        raise LeagueError("A and B must be different bots")
+    wins, draws, losses = ratings.pairwise_record(
+        rankings, entrants.index(bots[0].id), entrants.index(bots[1].id)
+    )
+    test = ratings.sprt(wins, draws, losses)
+    return {
+        "tournament": tournament_id,
+        "a": bots[0].id,
+        "b": bots[1].id,
+        "wins": wins,
+        "draws": draws,
+        "losses": losses,
+        "los": ratings.likelihood_of_superiority(wins, losses),
+        "sprt": {
+            "elo0": 0.0,
+            "elo1": 10.0,
+            "llr": test.llr,
+            "lower": test.lower,
+            "upper": test.upper,
+            "decision": test.decision,
+        },
+    }

@@ -1,0 +1,347 @@
+"""Tournaments: creating round robins, their match plans, scheduled runs, and their progress.
+
+Plain functions over a `Store`, each one transaction; the workers call
+them. Ids are chosen here and are deterministic where a retry must find the
+same thing again: a tournament's matches are `<tournament>-m0001`, ...; a
+run of a scheduled template is `<template>-<yymmddHHMM>` (UTC).
+"""
+
+from __future__ import annotations
+
+import random
+import uuid
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+import games
+from ladder.errors import LeagueError
+from ladder.fairness import draw_seed
+from ladder.models import MatchRow, TournamentMatchRow, TournamentRow
+from ladder.pairing import plan_round_robin
+from ladder.queries import UnknownBot, ladder_id, resolve_bot
+from ladder.recording import ensure_ladder
+from ladder.schedules import cron, is_due, scheduled_run_id
+from ladder.store import MatchRequest, NotFound, Store, utcnow
+
+CHOSEN_SEED_RANGE = 2**31
+"""Seeds derived from an operator's chosen seed (public by choice) stay in the old range."""
+
+
+def _resolve_entrants(store: Store, refs: Sequence[str], game: str) -> list[str]:
+    ids: list[str] = []
+    for ref in refs:
+        try:
+            bot = resolve_bot(store, ref.strip())
+        except UnknownBot as error:
+            raise LeagueError(str(error)) from None
+        if bot.id in ids:
+            raise LeagueError(f"{ref!r} names bot {bot.name}@{bot.version} twice")
+        if game not in store.bot(bot.id).games:
+            raise LeagueError(f"bot {bot.name}@{bot.version} ({bot.id}) does not play {game}")
+        ids.append(bot.id)
+    return ids
+
+
+def create_tournament(
+    store: Store,
+    game: str,
+    players: int,
+    entrants: Sequence[str],
+    duplicate: bool = True,
+    deadline_ms: int = 500,
+    name: str | None = None,
+    schedule: str | None = None,
+    options: Mapping[str, Any] | None = None,
+    seed: int | None = None,
+    max_matches: int = 200,
+) -> str:
+    """Create a tournament (with its match plan) and return its id.
+
+    `entrants` are bot references (id, name for the latest version, or
+    name@version). With a `schedule` (cron, UTC) the tournament is a
+    template with status "scheduled" and no matches: beat starts a run of it
+    at every tick. Otherwise it is "running" with its round-robin plan.
+    Without a `seed` every match's seed is drawn secretly on its own
+    (ladder.fairness); with one, the plan and every deal derive from it,
+    so they are as public as the operator makes it.
+    """
+    try:
+        spec = games.get(game)
+        spec.check_players(players)
+        spec.resolve_options(options, players)
+    except ValueError as error:
+        raise LeagueError(str(error)) from None
+    if len(entrants) < players:
+        raise LeagueError(
+            f"a {players}-player tournament needs at least {players} entrants, got {len(entrants)}"
+        )
+    if not 1 <= deadline_ms <= 60_000:
+        raise LeagueError(f"deadline_ms must be 1..60000, got {deadline_ms}")
+    if schedule is not None:
+        cron(schedule)
+    bot_ids = _resolve_entrants(store, entrants, game)
+    chosen = seed is not None
+    seed = draw_seed() if seed is None else seed
+    plan = [] if schedule else plan_round_robin(bot_ids, players, seed, max_matches)
+    tournament_id = "t" + uuid.uuid4().hex[:11]
+    now = utcnow()
+    ensure_ladder(store, game, players)
+    with store.session() as session:
+        session.add(
+            TournamentRow(
+                id=tournament_id,
+                name=name or f"{ladder_id(game, players)} round robin {now:%Y-%m-%d %H:%M}",
+                game=game,
+                players=players,
+                entrants=bot_ids,
+                duplicate=duplicate,
+                deadline_ms=deadline_ms,
+                options={key: str(value) for key, value in (options or {}).items()},
+                seed=seed,
+                seed_chosen=chosen,
+                status="scheduled" if schedule else "running",
+                schedule=" ".join(schedule.split()) if schedule else None,
+                parent_id=None,
+                table=None,
+                created_at=now,
+                started_at=None if schedule else now,
+                finished_at=None,
+            )
+        )
+        session.flush()
+        _add_plan(session, tournament_id, seed if chosen else None, plan)
+    return tournament_id
+
+
+def _add_plan(
+    session: Session,
+    tournament_id: str,
+    chosen_seed: int | None,
+    plan: Sequence[tuple[str, ...]],
+) -> None:
+    """Add the planned matches; their seeds derive from `chosen_seed`, or are drawn secretly.
+
+    Each drawn seed comes from `secrets` on its own: seeds derived from one
+    stream (a Mersenne Twister) could be predicted from those published
+    after the first matches end.
+    """
+    derived = None if chosen_seed is None else random.Random(f"{chosen_seed}:seeds")
+    for number, seats in enumerate(plan, start=1):
+        session.add(
+            TournamentMatchRow(
+                match_id=f"{tournament_id}-m{number:04d}",
+                tournament_id=tournament_id,
+                number=number,
+                bot_ids=list(seats),
+                seed=draw_seed() if derived is None else derived.randrange(CHOSEN_SEED_RANGE),
+                status="planned",
+            )
+        )
+
+
+def start_scheduled_run(store: Store, template_id: str, now: datetime) -> str:
+    """Start the run of a scheduled template for the minute of `now`; its id.
+
+    Idempotent per template and minute: asking again for the same minute
+    returns the same run and creates nothing.
+    """
+    run_id = scheduled_run_id(template_id, now)
+    with store.session() as session:
+        template = session.get(TournamentRow, template_id)
+        if template is None:
+            raise NotFound(f"no tournament with id {template_id!r}")
+        if template.schedule is None:
+            raise LeagueError(f"tournament {template_id} has no schedule")
+        if session.get(TournamentRow, run_id) is not None:
+            return run_id
+        minute = now.astimezone(UTC).replace(second=0, microsecond=0)
+        chosen = template.seed_chosen
+        seed = (
+            random.Random(f"{template.seed}:{minute:%Y%m%d%H%M}").randrange(CHOSEN_SEED_RANGE)
+            if chosen
+            else draw_seed()
+        )
+        plan = plan_round_robin(template.entrants, template.players, seed)
+        started = utcnow()
+        template_fields = {
+            "game": template.game,
+            "players": template.players,
+            "entrants": list(template.entrants),
+            "duplicate": template.duplicate,
+            "deadline_ms": template.deadline_ms,
+            "options": dict(template.options),
+        }
+        name = f"{template.name} {minute:%Y-%m-%d %H:%M}"
+    try:
+        with store.session() as session:
+            session.add(
+                TournamentRow(
+                    id=run_id,
+                    name=name[:128],
+                    seed=seed,
+                    seed_chosen=chosen,
+                    status="running",
+                    schedule=None,
+                    parent_id=template_id,
+                    table=None,
+                    created_at=started,
+                    started_at=started,
+                    finished_at=None,
+                    **template_fields,
+                )
+            )
+            session.flush()
+            _add_plan(session, run_id, seed if chosen else None, plan)
+    except IntegrityError:
+        pass  # another beat tick started it at the same moment
+    return run_id
+
+
+def due_runs(store: Store, now: datetime, lookback_minutes: int = 2) -> list[tuple[str, datetime]]:
+    """(template id, minute) of every scheduled run due in the last minutes and not yet started.
+
+    Looking back a little covers a beat tick that lands late; a minute
+    before the template was created never counts.
+    """
+    current = now.astimezone(UTC).replace(second=0, microsecond=0)
+    due = []
+    with store.session() as session:
+        templates = session.scalars(
+            select(TournamentRow).where(
+                TournamentRow.status == "scheduled", TournamentRow.schedule.is_not(None)
+            )
+        ).all()
+        for template in templates:
+            created = template.created_at
+            if created.tzinfo is None:
+                created = created.replace(tzinfo=UTC)
+            created = created.replace(second=0, microsecond=0)
+            for back in range(lookback_minutes - 1, -1, -1):
+                minute = current - timedelta(minutes=back)
+                if minute < created or not is_due(template.schedule or "", minute):
+                    continue
+                if session.get(TournamentRow, scheduled_run_id(template.id, minute)) is None:
+                    due.append((template.id, minute))
+    return due
+
+
+def pending_matches(store: Store, tournament_id: str) -> list[str]:
+    """Ids of the tournament's planned matches not yet recorded, in order."""
+    with store.session() as session:
+        return list(
+            session.scalars(
+                select(TournamentMatchRow.match_id)
+                .where(
+                    TournamentMatchRow.tournament_id == tournament_id,
+                    TournamentMatchRow.status != "recorded",
+                )
+                .order_by(TournamentMatchRow.number)
+            )
+        )
+
+
+def planned_request(store: Store, match_id: str) -> MatchRequest | None:
+    """What to ask the referee to play for `match_id`, or None if it is unknown.
+
+    A tournament's match is built from its plan; any other match (a ladder
+    match) was already started on the referee, so its stored request is it.
+    """
+    with store.session() as session:
+        planned = session.get(TournamentMatchRow, match_id)
+        if planned is not None:
+            tournament = session.get(TournamentRow, planned.tournament_id)
+            assert tournament is not None
+            return MatchRequest(
+                id=match_id,
+                game=tournament.game,
+                players=tournament.players,
+                bot_ids=tuple(planned.bot_ids),
+                seed=planned.seed,
+                options={key: str(value) for key, value in tournament.options.items()},
+                duplicate=tournament.duplicate,
+                deadline_ms=tournament.deadline_ms,
+            )
+    try:
+        return store.match(match_id).request
+    except NotFound:
+        return None
+
+
+def tournament_of(store: Store, match_id: str) -> str | None:
+    """The tournament a match was planned for, or None (a ladder match)."""
+    with store.session() as session:
+        planned = session.get(TournamentMatchRow, match_id)
+        return None if planned is None else planned.tournament_id
+
+
+def mark_failed(store: Store, match_id: str) -> None:
+    """Mark a tournament's match as failed for good (it will not be recorded).
+
+    The tournament then stays unfinished; creating its round robin again
+    tries the failed matches once more.
+    """
+    with store.session() as session:
+        planned = session.get(TournamentMatchRow, match_id)
+        if planned is not None and planned.status != "recorded":
+            planned.status = "failed"
+
+
+def tournament_complete(store: Store, tournament_id: str) -> bool:
+    """Whether every planned match of the tournament has been recorded."""
+    with store.session() as session:
+        counts = dict(
+            session.execute(
+                select(TournamentMatchRow.status, func.count())
+                .where(TournamentMatchRow.tournament_id == tournament_id)
+                .group_by(TournamentMatchRow.status)
+            ).all()
+        )
+    return bool(counts) and set(counts) == {"recorded"}
+
+
+def ready_to_finish(store: Store, tournament_id: str) -> bool:
+    """Whether the tournament is running and every one of its matches is recorded."""
+    with store.session() as session:
+        tournament = session.get(TournamentRow, tournament_id)
+        if tournament is None or tournament.status != "running":
+            return False
+    return tournament_complete(store, tournament_id)
+
+
+def lost_matches(store: Store, planned_before: datetime) -> tuple[list[str], list[str]]:
+    """Running tournaments' matches nobody plays or records, and complete tournaments.
+
+    A match is lost when it is planned, not recorded nor failed, its
+    tournament was created before `planned_before`, and the referee is not
+    playing it (never started, aborted, or finished but unrecorded).
+    """
+    lost: list[str] = []
+    complete: list[str] = []
+    with store.session() as session:
+        running = list(
+            session.scalars(select(TournamentRow.id).where(TournamentRow.status == "running"))
+        )
+        for tournament_id in running:
+            rows = session.execute(
+                select(TournamentMatchRow.match_id, TournamentMatchRow.status, MatchRow.status)
+                .outerjoin(MatchRow, MatchRow.id == TournamentMatchRow.match_id)
+                .join(TournamentRow, TournamentRow.id == TournamentMatchRow.tournament_id)
+                .where(
+                    TournamentMatchRow.tournament_id == tournament_id,
+                    TournamentRow.created_at < planned_before,
+                )
+                .order_by(TournamentMatchRow.number)
+            ).all()
+            if rows and all(planned == "recorded" for _, planned, _ in rows):
+                complete.append(tournament_id)
+            lost += [
+                match_id
+                for match_id, planned, playing in rows
+                if planned not in ("recorded", "failed") and playing != "running"
+            ]
+    return lost, complete
