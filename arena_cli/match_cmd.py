@@ -9,15 +9,17 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import games
 from arena_cli.env import add_admin_token, add_referee, add_rules_option
-from bots.sdk import channel, metadata
-from cardarena_api.v1 import arena_pb2 as pb
-from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
 from ladder.fairness import parse_seed
 from referee.verify import Mismatch, Published, PublishedGame, verify
+
+if TYPE_CHECKING:
+    # gRPC and the protocol's modules are loaded by the commands that talk to a
+    # referee, not by `arena --help`.
+    from cardarena_api.v1 import arena_pb2 as pb
 
 WEB_TIMEOUT_S = 30.0
 
@@ -79,6 +81,10 @@ async def play_match(
     address: str, request: pb.StartMatchRequest, admin_token: str | None
 ) -> pb.Match:
     """Start a match and wait for its end."""
+    from bots.sdk import channel, metadata
+    from cardarena_api.v1 import arena_pb2 as pb
+    from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
+
     auth = metadata(admin_token) if admin_token else None
     async with channel(address) as chan:
         stub = pb_grpc.RefereeServiceStub(chan)
@@ -115,6 +121,8 @@ def run_match(args: argparse.Namespace) -> int:
         raise ValueError(
             f"--bots gives {len(bot_ids)} bots for {players} players; give one per seat"
         )
+    from cardarena_api.v1 import arena_pb2 as pb
+
     request = pb.StartMatchRequest(
         match_id=args.match_id or uuid.uuid4().hex,
         game=args.game,
@@ -147,6 +155,10 @@ def run_match(args: argparse.Namespace) -> int:
 
 async def _from_referee(address: str, match_id: str) -> Published:
     """The match as the referee publishes it: GetMatch and GetReplay, no admin token."""
+    from bots.sdk import channel
+    from cardarena_api.v1 import arena_pb2 as pb
+    from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
+
     async with channel(address) as chan:
         stub = pb_grpc.RefereeServiceStub(chan)
         match = await stub.GetMatch(pb.GetMatchRequest(match_id=match_id), timeout=30)

@@ -14,10 +14,6 @@ import tempfile
 from arena_cli.broker import add_broker, worker_settings
 from arena_cli.env import add_admin_token, add_database, add_env_option, add_referee, env
 
-# `arena demo` imports these from here, their home before the command groups were split.
-from arena_cli.ladder_cmd import standings_text as standings_text
-from arena_cli.tournament_cmd import tournament_text as tournament_text
-
 DEFAULT_METRICS_PORT = 9102
 POOLS = ("threads", "prefork", "solo")
 

@@ -29,7 +29,7 @@ from arena_cli.processes import free_port, processes, spawn, wait_serving
 from bots.sdk import channel, register
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
-from ladder import league, queries
+from ladder import queries, tournaments
 from ladder.store import MatchRequest, Store
 from workers import WorkerSettings, make_app
 from workers.celery_app import ArenaCelery
@@ -118,12 +118,12 @@ def main() -> None:
             matches = 0
             # Round 0 warms both paths up and is not counted; then they alternate.
             for repeat in range(args.repeats + 1):
-                tournament_id = league.create_tournament(
+                tournament_id = tournaments.create_tournament(
                     store, args.game, args.players, bot_ids, duplicate=True, seed=7 + repeat
                 )
                 planned = [
-                    league.planned_request(store, match_id)
-                    for match_id in league.pending_matches(store, tournament_id)
+                    tournaments.planned_request(store, match_id)
+                    for match_id in tournaments.pending_matches(store, tournament_id)
                 ]
                 requests = [
                     dataclasses.replace(request, id=f"direct-{request.id}")

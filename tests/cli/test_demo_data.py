@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from arena_cli import demo
+from arena_cli import demo, demo_run
 from arena_cli.main import build_parser
-from ladder import league
+from ladder import tournaments
 
 ARENA = [sys.executable, "-m", "arena_cli.main"]
 
@@ -119,10 +119,10 @@ def demo_seeds(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> list[int | N
         seeds.append(seed)
         return f"t{len(seeds)}"
 
-    monkeypatch.setattr(league, "create_tournament", create_tournament)
-    monkeypatch.setattr(demo, "make_app", lambda settings: FakeApp())
+    monkeypatch.setattr(tournaments, "create_tournament", create_tournament)
+    monkeypatch.setattr(demo_run, "make_app", lambda settings: FakeApp())
     args: argparse.Namespace = build_parser().parse_args(["demo", *argv])
-    ids = demo._create_tournaments(None, ["b1", "b2"], args, "sqlite://", None)  # type: ignore[arg-type]
+    ids = demo_run._create_tournaments(None, ["b1", "b2"], args, "sqlite://", None)  # type: ignore[arg-type]
     assert ids == ["t1", "t2", "t3"]
     return seeds
 

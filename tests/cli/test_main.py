@@ -32,17 +32,14 @@ HEAVY = (
     "ladder.store",
     "ladder.ratings",
 )
-NOT_YET_LIGHT = pytest.mark.xfail(
-    strict=True, reason="imports grpc (bots.sdk) and, for demo, the store, Celery and scipy"
-)
 PARSERS = [
     "arena_cli.play",
     "arena_cli.compare",
     "arena_cli.referee_cmd",
     "arena_cli.bot_cmd",
-    pytest.param("arena_cli.match_cmd", marks=NOT_YET_LIGHT),
+    "arena_cli.match_cmd",
     "arena_cli.db_cmd",
-    pytest.param("arena_cli.demo", marks=NOT_YET_LIGHT),
+    "arena_cli.demo",
     "arena_cli.web_cmd",
     "arena_cli.worker_cmd",
     "arena_cli.beat_cmd",
@@ -78,7 +75,6 @@ def test_a_command_registers_its_flags_without_what_it_runs_on(module: str) -> N
     assert heavy_modules_loaded(module) == []
 
 
-@NOT_YET_LIGHT
 def test_arena_help_loads_none_of_the_heavy_libraries() -> None:
     assert heavy_modules_loaded("arena_cli.main") == []
 

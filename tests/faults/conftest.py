@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from ladder import league
+from ladder import tournaments
 from ladder.models import (
     GameRow,
     MatchRow,
@@ -352,7 +352,7 @@ class FaultArena(Arena):
         """Create a tiny round robin and hand it to the workers; its id and the rating games
         before it."""
         before = self.rating_games()
-        tournament_id = league.create_tournament(
+        tournament_id = tournaments.create_tournament(
             self.store,
             GAME,
             PLAYERS,

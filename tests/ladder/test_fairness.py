@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import delete, select
 
-from ladder import fairness, league
+from ladder import continuous, fairness, tournaments
 from ladder.models import MatchRow, TournamentMatchRow, TournamentRow
 from ladder.store import MatchRequest, Store
 
@@ -73,7 +73,7 @@ def test_seeds_come_from_secrets(store: Store, monkeypatch: pytest.MonkeyPatch) 
     counter = itertools.count(10**30)
     monkeypatch.setattr(fairness.secrets, "randbits", lambda bits: next(counter))
     entrants = bots(store, 5)
-    tid = league.create_tournament(store, "goodge", 4, entrants, deadline_ms=200)
+    tid = tournaments.create_tournament(store, "goodge", 4, entrants, deadline_ms=200)
     seeds = planned_seeds(store, tid)
     assert len(seeds) == 5 and all(10**30 < seed < 10**30 + 100 for seed in seeds)
     ladder = MatchRequest("L7-goodge-4p-0", "goodge", 4, tuple(entrants[:4]), None, {}, True, 0)
@@ -84,10 +84,10 @@ def test_seeds_come_from_secrets(store: Store, monkeypatch: pytest.MonkeyPatch) 
 def test_tournaments_with_the_same_ids_get_new_seeds(store: Store) -> None:
     """Ids are not where the seeds come from: the same plan made again deals anew."""
     entrants = bots(store, 5)
-    tid = league.create_tournament(store, "golden10", 3, entrants)
+    tid = tournaments.create_tournament(store, "golden10", 3, entrants)
     first = planned_seeds(store, tid)
     forget(store, tid)
-    again = league.create_tournament(store, "golden10", 3, entrants)
+    again = tournaments.create_tournament(store, "golden10", 3, entrants)
     assert len(first) == len(set(first)) == 10
     assert not set(first) & set(planned_seeds(store, again))
     assert min(first).bit_length() > 64  # 128 random bits: below 2**64 once in 2**64
@@ -98,7 +98,7 @@ def test_a_chosen_seed_still_gives_the_same_deals(tmp_path: Path) -> None:
     for name in ("a", "b"):
         store = Store(f"sqlite:///{tmp_path / name}.db")
         try:
-            tid = league.create_tournament(store, "golden10", 3, bots(store, 4), seed=5)
+            tid = tournaments.create_tournament(store, "golden10", 3, bots(store, 4), seed=5)
             plans.append(planned_seeds(store, tid))
         finally:
             store.close()
@@ -107,14 +107,16 @@ def test_a_chosen_seed_still_gives_the_same_deals(tmp_path: Path) -> None:
 
 def test_scheduled_runs_of_one_minute_get_new_seeds(store: Store) -> None:
     """The same template and the same minute twice: the run's seeds differ."""
-    template = league.create_tournament(store, "golden10", 3, bots(store, 4), schedule="* * * * *")
+    template = tournaments.create_tournament(
+        store, "golden10", 3, bots(store, 4), schedule="* * * * *"
+    )
     minute = datetime.now(UTC).replace(second=0, microsecond=0) + timedelta(minutes=1)
-    run = league.start_scheduled_run(store, template, minute)
+    run = tournaments.start_scheduled_run(store, template, minute)
     first = planned_seeds(store, run)
-    assert league.start_scheduled_run(store, template, minute) == run  # idempotent
+    assert tournaments.start_scheduled_run(store, template, minute) == run  # idempotent
     assert planned_seeds(store, run) == first
     forget(store, run)
-    assert league.start_scheduled_run(store, template, minute) == run
+    assert tournaments.start_scheduled_run(store, template, minute) == run
     assert len(first) == 4 and not set(first) & set(planned_seeds(store, run))
 
 
@@ -123,12 +125,12 @@ def test_ladder_ticks_carry_no_seed_and_each_match_gets_a_secret_one(store: Stor
     one when it first stores a match, keeps it when the tick is delivered again, and
     draws anew for the same id in another arena (or after the match is gone)."""
     entrants = bots(store, 4)
-    forget(store, league.create_tournament(store, "goof", 4, entrants))  # the ladder stays
-    (request,) = league.plan_ladder_matches(store, "goof-4p", entrants, tick="42")
+    forget(store, tournaments.create_tournament(store, "goof", 4, entrants))  # the ladder stays
+    (request,) = continuous.plan_ladder_matches(store, "goof-4p", entrants, tick="42")
     assert request.seed is None
     stored, created = store.create_match(request)
     assert created and stored.seed.bit_length() > 64
-    (again,) = league.plan_ladder_matches(store, "goof-4p", entrants, tick="42")
+    (again,) = continuous.plan_ladder_matches(store, "goof-4p", entrants, tick="42")
     redelivered, created = store.create_match(again)
     assert not created and redelivered.seed == stored.seed
     with store.session() as session:

@@ -4,8 +4,8 @@ Matches are played in this process by the referee's own `MatchRunner`
 through seat channels that ask the reference bots (rules, random) — the
 same engines, result dict and replays that a referee process writes — and
 stored the way the referee stores them (`Store.create_match`, then
-`Store.finish_match`). The ladder records them with `league.record_match`
-and computes tournament tables with `league.finish_tournament`.
+`Store.finish_match`). The ladder records them with `recording.record_match`
+and computes tournament tables with `tables.finish_tournament`.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ with warnings.catch_warnings():
 from bots.base import Bot, Turn
 from bots.random_bot import RandomBot
 from bots.rules import RulesBot
-from ladder import league
+from ladder import recording, tables, tournaments
 from ladder.records import Notice
 from ladder.store import MatchRequest, Store
 from ladder.web import create_app
@@ -131,7 +131,7 @@ def fill(url: str) -> Arena:
                 deadline_ms=1000,
             )
             play_and_store(store, request, players)
-            assert league.record_match(store, match_id)
+            assert recording.record_match(store, match_id)
             return match_id
 
         arena.goodge_matches = [
@@ -141,7 +141,7 @@ def fill(url: str) -> Arena:
         arena.golden10_match = ladder_match("golden10-1", "golden10", ids, 21, False)
         arena.goof_match = ladder_match("goof-1", "goof", ids[:3], 31, False)
 
-        arena.tournament = league.create_tournament(
+        arena.tournament = tournaments.create_tournament(
             store,
             "golden10",
             3,
@@ -150,13 +150,13 @@ def fill(url: str) -> Arena:
             name="Golden 10 cup",
             seed=SECRET_SEEDS["tournament"],
         )
-        for match_id in league.pending_matches(store, arena.tournament):
-            request = league.planned_request(store, match_id)
+        for match_id in tournaments.pending_matches(store, arena.tournament):
+            request = tournaments.planned_request(store, match_id)
             assert request is not None
             play_and_store(store, request, players)
-            assert league.record_match(store, match_id)
-        assert league.finish_tournament(store, arena.tournament)
-        arena.open_tournament = league.create_tournament(
+            assert recording.record_match(store, match_id)
+        assert tables.finish_tournament(store, arena.tournament)
+        arena.open_tournament = tournaments.create_tournament(
             store,
             "goof",
             3,

@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
-from ladder import league, queries
+from ladder import queries, recording
 from ladder.models import RatingHistoryRow, RatingRow
 from ladder.store import MatchRequest, Store
 from ladder.web import create_app
@@ -482,7 +482,7 @@ def test_pages_show_new_results_as_they_arrive(tmp_path: Path) -> None:
             assert "No rated games yet" in get_html(client, f"/bots/{first}")
             request = MatchRequest("late-1", "golden10", 4, tuple(bots), 3, {}, False, 1000)
             play_and_store(store, request, bots)
-            league.record_match(store, "late-1")
+            recording.record_match(store, "late-1")
             data = get_json(client, "/api/ladders")
             assert [ladder["id"] for ladder in data["ladders"]] == ["golden10-4p"]
             assert all(line["games"] == 1 for line in data["ladders"][0]["standings"])

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 import games
-from ladder import league, queries
+from ladder import queries, recording
 from ladder.store import MatchRequest, Store
 from ladder.web.security import SECURITY_HEADERS
 from tests.conftest import service_missing
@@ -278,7 +278,7 @@ def test_browser_standings_bot_chart_and_replay(
         order = [arena.bots[name] for name in ("dot", "cy", "bea", "ada")]
         request = MatchRequest("goodge-3", "goodge", 4, tuple(order), 13, {}, False, 1000)
         play_and_store(store, request, players)
-        assert league.record_match(store, "goodge-3")
+        assert recording.record_match(store, "goodge-3")
         wait.until(
             lambda d: (
                 [line[4] for line in table_text(d, 'table[data-ladder="goodge-4p"] tbody tr')]
@@ -415,7 +415,7 @@ def test_browser_standings_bot_chart_and_replay(
         )
         browser.get(served.base + "/")
         wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "table.standings tbody tr")))
-        assert league.record_match(store, "odd-1")
+        assert recording.record_match(store, "odd-1")
         wait.until(
             lambda d: any(
                 line[1] == "good\\u202ebot"

@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 from httpx import Response
 
-from ladder import league
+from ladder import recording, tables, tournaments
 from ladder.store import Store
 from ladder.web import create_app
 from ladder.web.security import SECURITY_HEADERS, TokenBuckets, visible
@@ -201,16 +201,16 @@ def test_bot_names_with_controls_show_escaped(tmp_path: Path) -> None:
             )
             players[bot.id] = kind(seed=seed)
         odd = next(iter(players))
-        tournament = league.create_tournament(
+        tournament = tournaments.create_tournament(
             store, "golden10", 4, list(players), duplicate=False, name="Names cup"
         )
-        matches = league.pending_matches(store, tournament)
+        matches = tournaments.pending_matches(store, tournament)
         for match_id in matches:
-            request = league.planned_request(store, match_id)
+            request = tournaments.planned_request(store, match_id)
             assert request is not None
             play_and_store(store, request, players)
-            assert league.record_match(store, match_id)
-        assert league.finish_tournament(store, tournament)
+            assert recording.record_match(store, match_id)
+        assert tables.finish_tournament(store, tournament)
         shown = f"{visible(RTL_NAME)}@{visible(RTL_VERSION)}"
         assert shown == "good\\u202ebot@2\\u2066x"
         with TestClient(create_app(store)) as client:
