@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 
 from arena_cli.broker import add_broker, worker_settings
-from arena_cli.env import add_admin_token, add_database, add_env_option, add_referee
+from arena_cli.env import add_admin_token, add_database, add_referee, add_settings
+from workers.settings import WorkerSettings
 
 
 def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -25,15 +26,7 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     add_broker(parser)
     add_referee(parser)
     add_admin_token(parser)
-    add_env_option(
-        parser,
-        "--ladder-interval-s",
-        "LADDER_INTERVAL_S",
-        30,
-        "seconds between ladder ticks, 0 for no ladder",
-        float,
-        metavar="S",
-    )
+    add_settings(parser, WorkerSettings, "ladder_interval_s")
     parser.add_argument(
         "--schedule-file",
         metavar="PATH",

@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from arena_cli.env import env
+from arena_cli.env import add_spec
+from ladder.settings import BROKER
 
 if TYPE_CHECKING:
     from workers.settings import WorkerSettings
@@ -18,13 +19,7 @@ if TYPE_CHECKING:
 
 def add_broker(parser: argparse.ArgumentParser) -> None:
     """--broker URL (ARENA_BROKER_URL)."""
-    parser.add_argument(
-        "--broker",
-        default=env("BROKER_URL"),
-        metavar="URL",
-        help="Celery broker, e.g. redis://host:6379/0 (env ARENA_BROKER_URL; default: the "
-        "embedded filesystem transport in .arena/ beside the SQLite database, no server needed)",
-    )
+    add_spec(parser, BROKER, None)
 
 
 def worker_settings(args: argparse.Namespace, **extra: Any) -> WorkerSettings:

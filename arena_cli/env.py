@@ -6,7 +6,16 @@ import argparse
 from collections.abc import Callable
 from typing import Any, cast
 
-from ladder.settings import declared, env
+from ladder.settings import (
+    ADMIN_TOKEN,
+    DATABASE,
+    DEFAULT_DATABASE_URL,
+    DEFAULT_REFEREE,
+    REFEREE,
+    Setting,
+    declared,
+    env,
+)
 
 __all__ = [
     "DEFAULT_DATABASE_URL",
@@ -17,11 +26,9 @@ __all__ = [
     "add_referee",
     "add_rules_option",
     "add_settings",
+    "add_spec",
     "env",
 ]
-
-DEFAULT_REFEREE = "127.0.0.1:50051"
-DEFAULT_DATABASE_URL = "sqlite:///arena.db"
 
 
 def add_env_option(
@@ -51,34 +58,35 @@ def add_env_option(
     )
 
 
+def add_spec(
+    parser: argparse.ArgumentParser,
+    spec: Setting,
+    default: float | str | None,
+    dest: str | None = None,
+) -> None:
+    """The flag of one declared setting (ladder.settings), its default from ARENA_*."""
+    assert spec.flag is not None, f"ARENA_{spec.env} is a variable only"
+    # The flag's own name, as for every other flag (the field's name may differ).
+    metavar = spec.metavar or spec.flag.lstrip("-").replace("-", "_").upper()
+    extra = {} if dest is None else {"dest": dest}
+    add_env_option(
+        parser, spec.flag, spec.env, default, spec.help, spec.parse, metavar=metavar, **extra
+    )
+
+
 def add_referee(parser: argparse.ArgumentParser) -> None:
     """--referee ADDR (ARENA_REFEREE)."""
-    parser.add_argument(
-        "--referee",
-        default=env("REFEREE", DEFAULT_REFEREE),
-        metavar="ADDR",
-        help=f"the referee's host:port (env ARENA_REFEREE; default {DEFAULT_REFEREE})",
-    )
+    add_spec(parser, REFEREE, DEFAULT_REFEREE)
 
 
 def add_admin_token(parser: argparse.ArgumentParser) -> None:
     """--admin-token T (ARENA_ADMIN_TOKEN)."""
-    parser.add_argument(
-        "--admin-token",
-        default=env("ADMIN_TOKEN"),
-        metavar="TOKEN",
-        help="the operator token (env ARENA_ADMIN_TOKEN); needed when the referee has one",
-    )
+    add_spec(parser, ADMIN_TOKEN, None)
 
 
 def add_database(parser: argparse.ArgumentParser) -> None:
     """--db URL (ARENA_DATABASE_URL)."""
-    parser.add_argument(
-        "--db",
-        default=env("DATABASE_URL", DEFAULT_DATABASE_URL),
-        metavar="URL",
-        help=f"SQLAlchemy database URL (env ARENA_DATABASE_URL; default {DEFAULT_DATABASE_URL})",
-    )
+    add_spec(parser, DATABASE, DEFAULT_DATABASE_URL)
 
 
 def add_rules_option(parser: argparse.ArgumentParser) -> None:
@@ -92,22 +100,12 @@ def add_rules_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_settings(parser: argparse.ArgumentParser, cls: type) -> None:
-    """A flag for every setting `cls` declares (ladder.settings), defaults from ARENA_*.
+def add_settings(parser: argparse.ArgumentParser, cls: type, *only: str) -> None:
+    """A flag for every setting `cls` declares with one (or for the fields named in `only`).
 
     Each flag's value lands under the field's name, so `from_values(cls, vars(args))`
     builds the settings.
     """
     for item, spec in declared(cls):
-        # The flag's own name, as for every other flag (the field's name may differ).
-        metavar = spec.metavar or spec.flag.lstrip("-").replace("-", "_").upper()
-        add_env_option(
-            parser,
-            spec.flag,
-            spec.env,
-            cast(float | str | None, item.default),
-            spec.help,
-            spec.parse,
-            dest=item.name,
-            metavar=metavar,
-        )
+        if spec.flag is not None and (not only or item.name in only):
+            add_spec(parser, spec, cast(float | str | None, item.default), dest=item.name)

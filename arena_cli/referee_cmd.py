@@ -6,7 +6,7 @@ import argparse
 import asyncio
 import logging
 
-from arena_cli.env import add_admin_token, add_database, add_settings
+from arena_cli.env import add_settings
 from ladder.settings import from_values
 from referee.settings import RefereeSettings
 
@@ -20,8 +20,6 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "SIGTERM or Ctrl-C stops it cleanly.",
     )
     add_settings(parser, RefereeSettings)
-    add_database(parser)
-    add_admin_token(parser)
     parser.set_defaults(run=run_referee)
 
 
@@ -30,9 +28,7 @@ def run_referee(args: argparse.Namespace) -> int:
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    settings = from_values(
-        RefereeSettings, vars(args), database_url=args.db, admin_token=args.admin_token
-    )
+    settings = from_values(RefereeSettings, vars(args))
     # Imported here: `arena --help` need not load gRPC and the store.
     from referee.server import serve
 

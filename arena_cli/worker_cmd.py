@@ -12,9 +12,16 @@ import shutil
 import tempfile
 
 from arena_cli.broker import add_broker, worker_settings
-from arena_cli.env import add_admin_token, add_database, add_env_option, add_referee, env
+from arena_cli.env import (
+    add_admin_token,
+    add_database,
+    add_env_option,
+    add_referee,
+    add_settings,
+    env,
+)
+from workers.settings import WorkerSettings
 
-DEFAULT_METRICS_PORT = 9102
 POOLS = ("threads", "prefork", "solo")
 
 
@@ -48,15 +55,7 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     add_broker(parser)
     add_referee(parser)
     add_admin_token(parser)
-    add_env_option(
-        parser,
-        "--metrics-port",
-        "WORKER_METRICS_PORT",
-        DEFAULT_METRICS_PORT,
-        "Prometheus /metrics port, 0 for none",
-        int,
-        metavar="PORT",
-    )
+    add_settings(parser, WorkerSettings, "metrics_port")
     parser.add_argument("--loglevel", default="INFO", help="log level (default INFO)")
     parser.set_defaults(run=run_worker)
 

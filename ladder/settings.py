@@ -23,10 +23,13 @@ KEY = "arena_setting"
 
 @dataclass(frozen=True)
 class Setting:
-    """How one setting is given: its variable (without ARENA_), flag, help and parser."""
+    """How one setting is given: its variable (without ARENA_), flag, help and parser.
+
+    `flag` None: the setting is a variable only (no command takes it as a flag).
+    """
 
     env: str
-    flag: str
+    flag: str | None
     help: str
     parse: Callable[[str], Any] = str
     metavar: str | None = None
@@ -34,17 +37,40 @@ class Setting:
 
 def setting(
     default: Any,
+    spec: Setting | None = None,
     *,
-    env: str,
-    flag: str,
-    help: str,
+    env: str = "",
+    flag: str | None = None,
+    help: str = "",
     parse: Callable[[str], Any] = str,
     metavar: str | None = None,
 ) -> Any:
-    """A dataclass field with its declaration (typed Any, as `dataclasses.field` is)."""
-    return dataclasses.field(
-        default=default, metadata={KEY: Setting(env, flag, help, parse, metavar)}
-    )
+    """A dataclass field with its declaration, given whole (`spec`) or by its parts.
+
+    Typed Any, as `dataclasses.field` is.
+    """
+    declaration = spec or Setting(env, flag, help, parse, metavar)
+    return dataclasses.field(default=default, metadata={KEY: declaration})
+
+
+# Settings that several processes and commands share, declared once here.
+DEFAULT_DATABASE_URL = "sqlite:///arena.db"
+DEFAULT_REFEREE = "127.0.0.1:50051"
+DATABASE = Setting("DATABASE_URL", "--db", "SQLAlchemy database URL", metavar="URL")
+REFEREE = Setting("REFEREE", "--referee", "the referee's host:port", metavar="ADDR")
+ADMIN_TOKEN = Setting(
+    "ADMIN_TOKEN",
+    "--admin-token",
+    "the operator token; needed when the referee has one",
+    metavar="TOKEN",
+)
+BROKER = Setting(
+    "BROKER_URL",
+    "--broker",
+    "Celery broker, e.g. redis://host:6379/0 (default: the embedded filesystem transport "
+    "in .arena/ beside the SQLite database, no server needed)",
+    metavar="URL",
+)
 
 
 def declared(cls: type) -> list[tuple[dataclasses.Field[Any], Setting]]:
@@ -81,6 +107,11 @@ def from_environment(cls: type[Settings], **given: Any) -> Settings:
 def from_values(cls: type[Settings], values: Mapping[str, Any], **extra: Any) -> Settings:
     """`cls` from parsed flags (`values` holds one entry per declared setting) and `extra`."""
     return cls(**{item.name: values[item.name] for item, _ in declared(cls)}, **extra)
+
+
+def names(text: str) -> tuple[str, ...]:
+    """A comma-separated list of names."""
+    return tuple(name.strip() for name in text.split(",") if name.strip())
 
 
 def switch(text: str) -> bool:

@@ -6,7 +6,7 @@ import ipaddress
 from dataclasses import dataclass
 from pathlib import Path
 
-from ladder.settings import setting
+from ladder.settings import ADMIN_TOKEN, DATABASE, DEFAULT_DATABASE_URL, setting
 
 
 def registration(text: str) -> bool:
@@ -20,8 +20,8 @@ def registration(text: str) -> bool:
 class RefereeSettings:
     """Everything `arena referee` can be told (see docs/operations.md).
 
-    Each flag's variable, default and help is declared here once (`setting`);
-    the database URL and the admin token are flags shared by many commands.
+    Each flag's variable, default and help is declared here once (`setting`),
+    the database URL and the admin token in ladder.settings (many commands take them).
 
     Bounds on what one bot or peer may ask of the referee (0: no bound):
     `session_opens_per_minute` per bot (a bot holds one session; a new one
@@ -46,7 +46,7 @@ class RefereeSettings:
         help="address to serve on",
         metavar="HOST:PORT",
     )
-    database_url: str = "sqlite:///arena.db"
+    database_url: str = setting(DEFAULT_DATABASE_URL, DATABASE)
     metrics_port: int | None = setting(
         9101,
         env="REFEREE_METRICS_PORT",
@@ -54,7 +54,7 @@ class RefereeSettings:
         help="Prometheus /metrics port, 0 for none",
         parse=int,
     )
-    admin_token: str | None = None
+    admin_token: str | None = setting(None, ADMIN_TOKEN)
     open_registration: bool | None = setting(
         None,
         env="REGISTRATION",

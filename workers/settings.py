@@ -9,32 +9,31 @@ to the same Redis.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy.engine import make_url
+from ladder.settings import (
+    ADMIN_TOKEN,
+    BROKER,
+    DATABASE,
+    DEFAULT_DATABASE_URL,
+    DEFAULT_REFEREE,
+    REFEREE,
+    from_environment,
+    names,
+    setting,
+    switch,
+)
 
-DEFAULT_DATABASE_URL = "sqlite:///arena.db"
-DEFAULT_REFEREE = "127.0.0.1:50051"
-DEFAULT_METRICS_PORT = 9102
-DEFAULT_LADDER_INTERVAL_S = 30.0
-DEFAULT_MATCH_TIMEOUT_S = 3600.0
-DEFAULT_VISIBILITY_TIMEOUT_S = 900
-DEFAULT_SWEEP_INTERVAL_S = 60.0
-DEFAULT_SWEEP_AGE_S = 120.0
 EMBEDDED_BROKER = "filesystem://localhost/"
-
-
-def env(name: str, default: str | None = None) -> str | None:
-    """The value of ARENA_<name>, or `default` when unset or empty."""
-    value = os.environ.get(f"ARENA_{name}")
-    return value if value not in (None, "") else default
 
 
 def state_folder(database_url: str) -> Path:
     """`.arena/` beside the SQLite database file (else in the current folder)."""
+    # Imported here: the CLI reads these declarations to build its flags.
+    from sqlalchemy.engine import make_url
+
     try:
         url = make_url(database_url)
     except Exception:
@@ -44,88 +43,83 @@ def state_folder(database_url: str) -> Path:
     return Path.cwd() / ".arena"
 
 
-SWITCHES = {
-    "1": True,
-    "on": True,
-    "true": True,
-    "yes": True,
-    "0": False,
-    "off": False,
-    "false": False,
-    "no": False,
-}
-
-
-def switch(name: str, default: bool) -> bool:
-    """An on/off ARENA_* variable; ValueError naming it for any other value."""
-    value = (env(name) or "").strip().lower()
-    if not value:
-        return default
-    if value not in SWITCHES:
-        raise ValueError(f"ARENA_{name} must be on or off (1/0, true/false), not {value!r}")
-    return SWITCHES[value]
-
-
 @dataclass(frozen=True)
 class WorkerSettings:
     """Everything the workers and beat need to know."""
 
-    database_url: str = DEFAULT_DATABASE_URL
-    broker_url: str = EMBEDDED_BROKER
-    backend_url: str | None = None
-    referee: str = DEFAULT_REFEREE
-    admin_token: str | None = None
-    metrics_port: int = DEFAULT_METRICS_PORT
-    ladder_interval_s: float = DEFAULT_LADDER_INTERVAL_S
-    ladders: tuple[str, ...] = ()
-    ladder_deadline_ms: int = 0
-    ladder_duplicate: bool = True
-    match_timeout_s: float = DEFAULT_MATCH_TIMEOUT_S
+    database_url: str = setting(DEFAULT_DATABASE_URL, DATABASE)
+    broker_url: str = setting(EMBEDDED_BROKER, BROKER)
+    backend_url: str | None = setting(
+        None,
+        env="RESULT_BACKEND",
+        help="Celery result backend (default: the broker for Redis, else SQLite in .arena/)",
+    )
+    referee: str = setting(DEFAULT_REFEREE, REFEREE)
+    admin_token: str | None = setting(None, ADMIN_TOKEN)
+    metrics_port: int = setting(
+        9102,
+        env="WORKER_METRICS_PORT",
+        flag="--metrics-port",
+        help="Prometheus /metrics port, 0 for none",
+        parse=int,
+        metavar="PORT",
+    )
+    ladder_interval_s: float = setting(
+        30.0,
+        env="LADDER_INTERVAL_S",
+        flag="--ladder-interval-s",
+        help="seconds between ladder ticks, 0 for no ladder",
+        parse=float,
+        metavar="S",
+    )
+    ladders: tuple[str, ...] = setting(
+        (),
+        env="LADDERS",
+        help="comma-separated ladders the ticks pair bots for (default: every ladder)",
+        parse=names,
+    )
+    ladder_deadline_ms: int = setting(
+        0,
+        env="LADDER_DEADLINE_MS",
+        help="per-move deadline of ladder matches, 0 for the referee's",
+        parse=int,
+    )
+    ladder_duplicate: bool = setting(
+        True,
+        env="LADDER_DUPLICATE",
+        help="whether ladder matches are duplicate (on/off)",
+        parse=switch,
+    )
+    match_timeout_s: float = setting(
+        3600.0,
+        env="MATCH_TIMEOUT_S",
+        help="how long a play_match task waits for one match",
+        parse=float,
+    )
     max_retries: int = 8
-    visibility_timeout_s: int = DEFAULT_VISIBILITY_TIMEOUT_S
-    sweep_interval_s: float = DEFAULT_SWEEP_INTERVAL_S
-    sweep_age_s: float = DEFAULT_SWEEP_AGE_S
+    visibility_timeout_s: int = setting(
+        900,
+        env="VISIBILITY_TIMEOUT_S",
+        help="Redis redelivers an unacknowledged task after this long",
+        parse=int,
+    )
+    sweep_interval_s: float = setting(
+        60.0,
+        env="SWEEP_INTERVAL_S",
+        help="seconds between beat's sweeps for lost matches, 0 for none",
+        parse=float,
+    )
+    sweep_age_s: float = setting(
+        120.0,
+        env="SWEEP_AGE_S",
+        help="a sweep leaves alone tournaments younger than this",
+        parse=float,
+    )
 
     @classmethod
-    def from_env(
-        cls,
-        *,
-        database_url: str | None = None,
-        broker_url: str | None = None,
-        backend_url: str | None = None,
-        referee: str | None = None,
-        admin_token: str | None = None,
-        metrics_port: int | None = None,
-        ladder_interval_s: float | None = None,
-    ) -> WorkerSettings:
-        """Settings from the arguments, then ARENA_* variables, then defaults."""
-        ladders = env("LADDERS", "") or ""
-        return cls(
-            database_url=database_url or env("DATABASE_URL", DEFAULT_DATABASE_URL) or "",
-            broker_url=broker_url or env("BROKER_URL", EMBEDDED_BROKER) or EMBEDDED_BROKER,
-            backend_url=backend_url or env("RESULT_BACKEND"),
-            referee=referee or env("REFEREE", DEFAULT_REFEREE) or DEFAULT_REFEREE,
-            admin_token=admin_token or env("ADMIN_TOKEN"),
-            metrics_port=(
-                metrics_port
-                if metrics_port is not None
-                else int(env("WORKER_METRICS_PORT", str(DEFAULT_METRICS_PORT)) or 0)
-            ),
-            ladder_interval_s=(
-                ladder_interval_s
-                if ladder_interval_s is not None
-                else float(env("LADDER_INTERVAL_S", str(DEFAULT_LADDER_INTERVAL_S)) or 0)
-            ),
-            ladders=tuple(name.strip() for name in ladders.split(",") if name.strip()),
-            ladder_deadline_ms=int(env("LADDER_DEADLINE_MS", "0") or 0),
-            ladder_duplicate=switch("LADDER_DUPLICATE", True),
-            match_timeout_s=float(env("MATCH_TIMEOUT_S", str(DEFAULT_MATCH_TIMEOUT_S)) or 0),
-            visibility_timeout_s=int(
-                env("VISIBILITY_TIMEOUT_S", str(DEFAULT_VISIBILITY_TIMEOUT_S)) or 0
-            ),
-            sweep_interval_s=float(env("SWEEP_INTERVAL_S", str(DEFAULT_SWEEP_INTERVAL_S)) or 0),
-            sweep_age_s=float(env("SWEEP_AGE_S", str(DEFAULT_SWEEP_AGE_S)) or 0),
-        )
+    def from_env(cls, **given: Any) -> WorkerSettings:
+        """Settings from `given` (None: not given), then ARENA_* variables, then defaults."""
+        return from_environment(cls, **given)
 
     @property
     def embedded(self) -> bool:

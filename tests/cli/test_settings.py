@@ -9,13 +9,14 @@ import pytest
 from arena_cli.main import build_parser
 from ladder.settings import declared, from_environment, from_values
 from referee.settings import RefereeSettings
+from workers.settings import WorkerSettings
 
 OPERATIONS = Path(__file__).resolve().parents[2] / "docs" / "operations.md"
 
 
 def referee_settings(argv: list[str]) -> RefereeSettings:
     args = build_parser().parse_args(["referee", *argv])
-    return from_values(RefereeSettings, vars(args), database_url=args.db)
+    return from_values(RefereeSettings, vars(args))
 
 
 def test_flags_variables_and_defaults_come_from_one_declaration(
@@ -38,7 +39,20 @@ def test_a_bad_variable_names_itself(monkeypatch: pytest.MonkeyPatch) -> None:
         from_environment(RefereeSettings)
 
 
-def test_every_declared_setting_is_documented() -> None:
+@pytest.mark.parametrize("cls", [RefereeSettings, WorkerSettings])
+def test_every_declared_setting_is_documented(cls: type) -> None:
     text = OPERATIONS.read_text(encoding="utf-8")
-    for _, spec in declared(RefereeSettings):
-        assert f"`ARENA_{spec.env}`" in text and f"`{spec.flag}`" in text, spec
+    for _, spec in declared(cls):
+        assert f"`ARENA_{spec.env}`" in text, spec
+        assert spec.flag is None or f"`{spec.flag}`" in text, spec
+
+
+def test_worker_settings_read_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARENA_LADDERS", "goodge-4p, golden10-5p")
+    monkeypatch.setenv("ARENA_LADDER_DUPLICATE", "off")
+    settings = WorkerSettings.from_env(database_url="sqlite:///x.db", metrics_port=0)
+    assert settings.ladders == ("goodge-4p", "golden10-5p") and not settings.ladder_duplicate
+    assert (settings.database_url, settings.metrics_port) == ("sqlite:///x.db", 0)
+    monkeypatch.setenv("ARENA_LADDER_DUPLICATE", "sometimes")
+    with pytest.raises(ValueError, match="ARENA_LADDER_DUPLICATE='sometimes'"):
+        WorkerSettings.from_env()
