@@ -6,14 +6,9 @@ import argparse
 import signal
 from types import FrameType
 
-from arena_cli.env import add_database, add_env_option, env
-
-DEFAULT_PORT = 8000
-DEFAULT_HOST = "127.0.0.1"
-# ladder.web.security's defaults, repeated so that `arena --help` need not load
-# the web stack (tests/cli/test_web_cmd.py checks they agree).
-DEFAULT_API_RATE = 20.0
-DEFAULT_API_BURST = 60
+from arena_cli.env import add_database, add_settings
+from ladder.settings import from_values
+from ladder.web.settings import WebSettings
 
 
 def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -25,55 +20,15 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "with a JSON API (/api/..., described at /openapi.json) and Prometheus /metrics. "
         "SIGTERM or Ctrl-C stops it.",
     )
-    add_env_option(parser, "--port", "WEB_PORT", DEFAULT_PORT, "TCP port", int)
-    parser.add_argument(
-        "--host",
-        default=env("WEB_HOST", DEFAULT_HOST),
-        help=f"address to listen on (env ARENA_WEB_HOST; default {DEFAULT_HOST}; "
-        "0.0.0.0 for every interface)",
-    )
+    add_settings(parser, WebSettings)
     add_database(parser)
-    add_env_option(
-        parser,
-        "--poll-seconds",
-        "WEB_POLL_S",
-        5,
-        "how often open pages fetch fresh results",
-        float,
-        metavar="S",
-    )
-    add_env_option(
-        parser,
-        "--api-rate",
-        "WEB_API_RATE",
-        DEFAULT_API_RATE,
-        "JSON API requests a second each client address may make on average; beyond it 429",
-        float,
-        metavar="N",
-    )
-    add_env_option(
-        parser,
-        "--api-burst",
-        "WEB_API_BURST",
-        DEFAULT_API_BURST,
-        "JSON API requests a client address may make at once",
-        int,
-        metavar="N",
-    )
     parser.set_defaults(run=run_web)
 
 
 def run_web(args: argparse.Namespace) -> int:
     """Serve until SIGTERM or SIGINT."""
-    if not 0 < args.port < 65536:
-        raise ValueError(f"--port must be 1..65535, got {args.port}")
-    if not 0.2 <= args.poll_seconds <= 3600:
-        raise ValueError(f"--poll-seconds must be 0.2..3600, got {args.poll_seconds:g}")
-    if args.api_rate <= 0 or args.api_burst < 1:
-        raise ValueError(
-            f"--api-rate must be positive and --api-burst at least 1, got {args.api_rate:g} "
-            f"and {args.api_burst}"
-        )
+    settings = from_values(WebSettings, vars(args))
+    settings.check()
     # Imported here so that other subcommands do not load the web stack.
     import uvicorn
 
@@ -88,12 +43,12 @@ def run_web(args: argparse.Namespace) -> int:
         uvicorn.run(
             create_app(
                 store,
-                poll_seconds=args.poll_seconds,
-                api_rate=args.api_rate,
-                api_burst=args.api_burst,
+                poll_seconds=settings.poll_seconds,
+                api_rate=settings.api_rate,
+                api_burst=settings.api_burst,
             ),
-            host=args.host,
-            port=args.port,
+            host=settings.host,
+            port=settings.port,
             log_level="info",
             access_log=False,
             proxy_headers=False,

@@ -51,9 +51,10 @@ from ladder.web.security import (
     TokenBuckets,
     visible,
 )
+from ladder.web.settings import DEFAULTS
 
 HERE = Path(__file__).parent
-POLL_SECONDS = 5
+POLL_SECONDS = DEFAULTS.poll_seconds
 ERRORS: dict[int | str, dict[str, Any]] = {404: {"model": ErrorOut, "description": "Not found"}}
 UNTIL_FINISHED: dict[int | str, dict[str, Any]] = {
     **ERRORS,

@@ -21,6 +21,8 @@ from starlette.datastructures import MutableHeaders
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from ladder.web.settings import DEFAULTS
+
 CONTENT_SECURITY_POLICY = "; ".join(
     (
         "default-src 'none'",
@@ -61,10 +63,10 @@ class SecurityHeadersMiddleware:
         await self.app(scope, receive, send_with_headers)
 
 
-API_RATE = 20.0
+API_RATE = DEFAULTS.api_rate
 """Requests per second one client address may make to /api/ on average."""
 
-API_BURST = 60
+API_BURST = DEFAULTS.api_burst
 """Requests one client address may make to /api/ at once, after a quiet while."""
 
 MAX_PEERS = 10_000

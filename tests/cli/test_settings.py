@@ -8,6 +8,7 @@ import pytest
 
 from arena_cli.main import build_parser
 from ladder.settings import declared, from_environment, from_values
+from ladder.web.settings import WebSettings
 from referee.settings import RefereeSettings
 from workers.settings import WorkerSettings
 
@@ -39,7 +40,7 @@ def test_a_bad_variable_names_itself(monkeypatch: pytest.MonkeyPatch) -> None:
         from_environment(RefereeSettings)
 
 
-@pytest.mark.parametrize("cls", [RefereeSettings, WorkerSettings])
+@pytest.mark.parametrize("cls", [RefereeSettings, WorkerSettings, WebSettings])
 def test_every_declared_setting_is_documented(cls: type) -> None:
     text = OPERATIONS.read_text(encoding="utf-8")
     for _, spec in declared(cls):

@@ -5,14 +5,6 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from arena_cli import web_cmd
-from ladder.web import security
-
-
-def test_the_cli_defaults_are_the_webs() -> None:
-    assert web_cmd.DEFAULT_API_RATE == security.API_RATE
-    assert web_cmd.DEFAULT_API_BURST == security.API_BURST
-
 
 def test_a_bad_bound_is_a_usage_error() -> None:
     done = subprocess.run(
