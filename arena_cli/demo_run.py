@@ -25,6 +25,7 @@ from arena_cli.processes import free_port, processes, spawn, wait_serving
 from arena_cli.tournament_cmd import tournament_text
 from bots.sdk import register
 from ladder import queries, tournaments
+from ladder.records import TournamentStatus
 from ladder.store import Store
 from workers import WorkerSettings, make_app
 from workers.tasks import CREATE_ROUND_ROBIN
@@ -229,7 +230,7 @@ def _follow(console: Console, store: Store, tournament_ids: list[str], timeout_s
             views = [queries.tournament(store, tournament_id) for tournament_id in tournament_ids]
             for view in views:
                 progress.update(bars[view.id], completed=view.matches_finished)
-            if all(view.status == "finished" for view in views):
+            if all(view.status == TournamentStatus.FINISHED for view in views):
                 return True
             time.sleep(0.5)
     return False

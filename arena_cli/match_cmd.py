@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import games
 from arena_cli.env import add_admin_token, add_referee, add_rules_option
 from ladder.fairness import parse_seed
+from ladder.records import MatchStatus
 from referee.verify import Mismatch, Published, PublishedGame, verify
 
 if TYPE_CHECKING:
@@ -150,7 +151,7 @@ def run_match(args: argparse.Namespace) -> int:
                 print(f"  {data['ranks'][entry]:>2}. {bot:<20} {data['scores'][entry]:>6}{mark}")
         if match.reason:
             print(f"  reason: {match.reason}")
-    return 0 if match.status == "finished" else 1
+    return 0 if match.status == MatchStatus.FINISHED else 1
 
 
 async def _from_referee(address: str, match_id: str) -> Published:
@@ -162,7 +163,7 @@ async def _from_referee(address: str, match_id: str) -> Published:
     async with channel(address) as chan:
         stub = pb_grpc.RefereeServiceStub(chan)
         match = await stub.GetMatch(pb.GetMatchRequest(match_id=match_id), timeout=30)
-        if match.status != "finished":
+        if match.status != MatchStatus.FINISHED:
             return _unfinished(match.match_id, match.game, match.status, match.bot_ids)
         replay = await stub.GetReplay(pb.GetMatchRequest(match_id=match_id), timeout=30)
     logs = {game.game_index: json.loads(game.log_json) for game in replay.games}
@@ -215,7 +216,7 @@ def _from_web(base: str, match_id: str) -> Published:
     """The match as the standings web publishes it: /api/matches/ID and its logs."""
     root = base.rstrip("/") + "/api/matches/" + urllib.parse.quote(match_id, safe="")
     match = _get_json(root)
-    if match["status"] != "finished":
+    if match["status"] != MatchStatus.FINISHED:
         bots = [entry["bot"]["id"] for entry in match["entries"]]
         return _unfinished(match["match_id"], match["game"], match["status"], bots)
     logs = {game["game_index"]: game["log"] for game in _get_json(root + "/logs")["games"]}

@@ -14,6 +14,7 @@ import games
 from arena_cli.broker import add_broker, worker_settings
 from arena_cli.db_cmd import open_store
 from arena_cli.env import add_database, add_rules_option
+from ladder.records import TournamentStatus
 
 if TYPE_CHECKING:
     from ladder.queries import TournamentView
@@ -175,7 +176,7 @@ def _tournament_view(args: argparse.Namespace) -> TournamentView:
 def run_start(args: argparse.Namespace) -> int:
     """Enqueue create_round_robin for an existing tournament."""
     view = _tournament_view(args)
-    if view.status == "scheduled":
+    if view.status == TournamentStatus.SCHEDULED:
         raise ValueError(f"tournament {args.id} is a scheduled template: beat starts its runs")
     _enqueue_round_robin(args, args.id)
     print(args.id)

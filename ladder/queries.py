@@ -21,6 +21,7 @@ from ladder.models import (
     TournamentMatchRow,
     TournamentRow,
 )
+from ladder.records import PlanStatus
 from ladder.store import NotFound, Store
 
 
@@ -249,7 +250,7 @@ def _view(session: Session, row: TournamentRow) -> TournamentView:
         status=row.status,
         schedule=row.schedule,
         matches_total=sum(counts.values()),
-        matches_finished=counts.get("recorded", 0),
+        matches_finished=counts.get(PlanStatus.RECORDED, 0),
         table=table,
         created_at=row.created_at,
         finished_at=row.finished_at,

@@ -24,6 +24,7 @@ from ladder.models import (
     TournamentMatchRow,
 )
 from ladder.queries import ladder_id
+from ladder.records import MatchStatus, PlanStatus
 from ladder.store import Store, utcnow
 
 ELO = ratings.EloConfig()
@@ -74,7 +75,7 @@ def record_match(store: Store, match_id: str) -> bool:
     takes the database's write lock) and read each other's committed ratings.
     """
     match = store.match(match_id)
-    if match.status != "finished" or match.result is None:
+    if match.status != MatchStatus.FINISHED or match.result is None:
         raise NotFinished(f"match {match_id} is {match.status}, not finished")
     request = match.request
     if len(set(request.bot_ids)) != len(request.bot_ids):
@@ -174,6 +175,6 @@ def _record(session: Session, match_id: str, lid: str) -> bool:
             )
         )
     if planned is not None:
-        planned.status = "recorded"
+        planned.status = PlanStatus.RECORDED
     session.flush()
     return True

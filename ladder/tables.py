@@ -18,6 +18,7 @@ from ladder import ratings
 from ladder.errors import LeagueError
 from ladder.models import ResultRow, SeatRow, TournamentMatchRow, TournamentRow
 from ladder.queries import UnknownBot, resolve_bot
+from ladder.records import TournamentStatus
 from ladder.store import NotFound, Store, utcnow
 from ladder.tournaments import tournament_complete
 
@@ -81,16 +82,16 @@ def finish_tournament(store: Store, tournament_id: str) -> bool:
         tournament = session.get(TournamentRow, tournament_id)
         if tournament is None:
             raise NotFound(f"no tournament with id {tournament_id!r}")
-        if tournament.status == "finished":
+        if tournament.status == TournamentStatus.FINISHED:
             return True
-        if tournament.status == "scheduled":
+        if tournament.status == TournamentStatus.SCHEDULED:
             return False
     if not tournament_complete(store, tournament_id):
         return False
     with store.session() as session:
         tournament = session.get(TournamentRow, tournament_id)
         assert tournament is not None
-        if tournament.status == "finished":
+        if tournament.status == TournamentStatus.FINISHED:
             return True
         entrants, rankings, matches = _tournament_rankings(session, tournament)
         fit = ratings.plackett_luce(len(entrants), rankings, clusters=_labels(matches))
@@ -106,7 +107,7 @@ def finish_tournament(store: Store, tournament_id: str) -> bool:
         ]
         table.sort(key=lambda line: (-float(line["rating"]), str(line["bot_id"])))
         tournament.table = table
-        tournament.status = "finished"
+        tournament.status = TournamentStatus.FINISHED
         tournament.finished_at = utcnow()
     return True
 

@@ -25,6 +25,7 @@ from ladder.models import MatchRow, TournamentMatchRow, TournamentRow
 from ladder.pairing import plan_round_robin
 from ladder.queries import UnknownBot, ladder_id, resolve_bot
 from ladder.recording import ensure_ladder
+from ladder.records import MatchStatus, PlanStatus, TournamentStatus
 from ladder.schedules import cron, is_due, scheduled_run_id
 from ladder.store import MatchRequest, NotFound, Store, utcnow
 
@@ -104,7 +105,7 @@ def create_tournament(
                 options={key: str(value) for key, value in (options or {}).items()},
                 seed=seed,
                 seed_chosen=chosen,
-                status="scheduled" if schedule else "running",
+                status=TournamentStatus.SCHEDULED if schedule else TournamentStatus.RUNNING,
                 schedule=" ".join(schedule.split()) if schedule else None,
                 parent_id=None,
                 table=None,
@@ -139,7 +140,7 @@ def _add_plan(
                 number=number,
                 bot_ids=list(seats),
                 seed=draw_seed() if derived is None else derived.randrange(CHOSEN_SEED_RANGE),
-                status="planned",
+                status=PlanStatus.PLANNED,
             )
         )
 
@@ -185,7 +186,7 @@ def start_scheduled_run(store: Store, template_id: str, now: datetime) -> str:
                     name=name[:128],
                     seed=seed,
                     seed_chosen=chosen,
-                    status="running",
+                    status=TournamentStatus.RUNNING,
                     schedule=None,
                     parent_id=template_id,
                     table=None,
@@ -213,7 +214,8 @@ def due_runs(store: Store, now: datetime, lookback_minutes: int = 2) -> list[tup
     with store.session() as session:
         templates = session.scalars(
             select(TournamentRow).where(
-                TournamentRow.status == "scheduled", TournamentRow.schedule.is_not(None)
+                TournamentRow.status == TournamentStatus.SCHEDULED,
+                TournamentRow.schedule.is_not(None),
             )
         ).all()
         for template in templates:
@@ -238,7 +240,7 @@ def pending_matches(store: Store, tournament_id: str) -> list[str]:
                 select(TournamentMatchRow.match_id)
                 .where(
                     TournamentMatchRow.tournament_id == tournament_id,
-                    TournamentMatchRow.status != "recorded",
+                    TournamentMatchRow.status != PlanStatus.RECORDED,
                 )
                 .order_by(TournamentMatchRow.number)
             )
@@ -287,8 +289,8 @@ def mark_failed(store: Store, match_id: str) -> None:
     """
     with store.session() as session:
         planned = session.get(TournamentMatchRow, match_id)
-        if planned is not None and planned.status != "recorded":
-            planned.status = "failed"
+        if planned is not None and planned.status != PlanStatus.RECORDED:
+            planned.status = PlanStatus.FAILED
 
 
 def tournament_complete(store: Store, tournament_id: str) -> bool:
@@ -301,14 +303,14 @@ def tournament_complete(store: Store, tournament_id: str) -> bool:
                 .group_by(TournamentMatchRow.status)
             ).all()
         )
-    return bool(counts) and set(counts) == {"recorded"}
+    return bool(counts) and set(counts) == {PlanStatus.RECORDED}
 
 
 def ready_to_finish(store: Store, tournament_id: str) -> bool:
     """Whether the tournament is running and every one of its matches is recorded."""
     with store.session() as session:
         tournament = session.get(TournamentRow, tournament_id)
-        if tournament is None or tournament.status != "running":
+        if tournament is None or tournament.status != TournamentStatus.RUNNING:
             return False
     return tournament_complete(store, tournament_id)
 
@@ -324,7 +326,9 @@ def lost_matches(store: Store, planned_before: datetime) -> tuple[list[str], lis
     complete: list[str] = []
     with store.session() as session:
         running = list(
-            session.scalars(select(TournamentRow.id).where(TournamentRow.status == "running"))
+            session.scalars(
+                select(TournamentRow.id).where(TournamentRow.status == TournamentStatus.RUNNING)
+            )
         )
         for tournament_id in running:
             rows = session.execute(
@@ -337,11 +341,12 @@ def lost_matches(store: Store, planned_before: datetime) -> tuple[list[str], lis
                 )
                 .order_by(TournamentMatchRow.number)
             ).all()
-            if rows and all(planned == "recorded" for _, planned, _ in rows):
+            if rows and all(planned == PlanStatus.RECORDED for _, planned, _ in rows):
                 complete.append(tournament_id)
             lost += [
                 match_id
                 for match_id, planned, playing in rows
-                if planned not in ("recorded", "failed") and playing != "running"
+                if planned not in (PlanStatus.RECORDED, PlanStatus.FAILED)
+                and playing != MatchStatus.RUNNING
             ]
     return lost, complete

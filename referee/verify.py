@@ -15,7 +15,7 @@ from typing import Any, cast
 
 import games
 from ladder.fairness import commitment, parse_seed
-from ladder.records import MatchRequest
+from ladder.records import MatchRequest, MatchStatus
 from referee.runner import GameOutcome, aggregate, rotation
 
 
@@ -53,7 +53,7 @@ class Published:
 
 def verify(match: Published) -> str:
     """The verdict line for a match that checks out; raises Mismatch otherwise."""
-    if match.status != "finished":
+    if match.status != MatchStatus.FINISHED:
         raise Mismatch(
             f"match {match.match_id} is {match.status}: its seed is published only once it has finished"
         )

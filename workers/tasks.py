@@ -37,6 +37,7 @@ from kombu.exceptions import ChannelError
 from sqlalchemy.exc import DBAPIError
 
 from ladder import continuous, queries, recording, tables, tournaments
+from ladder.records import MatchStatus, TournamentStatus
 from ladder.store import NotFound
 from workers.celery_app import QUEUE, ArenaCelery
 from workers.referee_client import RefereeCallFailed, is_transient
@@ -95,12 +96,12 @@ def play_match(app: ArenaCelery, match_id: str) -> str:
         match = None
         for _ in range(ABORTS_PER_ATTEMPT):
             match = res.referee.start(request)
-            if match.status == "running":
+            if match.status == MatchStatus.RUNNING:
                 match = res.referee.wait(match_id, app.settings.match_timeout_s)
-            if match.status == "finished":
+            if match.status == MatchStatus.FINISHED:
                 break
             log.warning("match %s %s (%s): asking again", match_id, match.status, match.reason)
-        if match is None or match.status != "finished":
+        if match is None or match.status != MatchStatus.FINISHED:
             reason = "" if match is None else match.reason
             raise MatchAborted(f"match {match_id} did not finish: {reason}")
         try:
@@ -136,7 +137,7 @@ def create_round_robin(app: ArenaCelery, tournament_id: str) -> int:
 def finish_tournament(app: ArenaCelery, tournament_id: str) -> bool:
     """Store the tournament's table once every match is recorded."""
     store = app.resources().store
-    already = queries.tournament(store, tournament_id).status == "finished"
+    already = queries.tournament(store, tournament_id).status == TournamentStatus.FINISHED
     done = tables.finish_tournament(store, tournament_id)
     if done and not already:
         app.metrics.tournaments_finished.inc()
