@@ -12,7 +12,9 @@ from typing import Any
 class Turn:
     """One request to act: everything the seat may know, and its choices.
 
-    `observation` is the game's per-seat view (see docs/rules/ for its keys);
+    `observation` is the game's per-seat view (see docs/rules/ for its keys;
+    to read it typed, `cast` it to the game's TypedDict, such as
+    `games.goodge.GoodgeObservation`);
     `legal` holds the notations of the actions allowed now, e.g. `"bid:55"`
     or `"7H>p3"`. The bot answers with one of them. `deadline_s` is the time
     the referee gives this move, in seconds (None in local games: no clock).

@@ -33,12 +33,16 @@ face up, so it can follow up next tick. In other games it plays like the
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import cast
 
 from bots.base import Bot, Turn
 from bots.rules import RulesBot
+from games import goof
+from games.goof import GoofObservation, GoofTableau
 
-_RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+Target = int | None
+"""Where a play goes: a pile's id, or None for a new pile (an Ace)."""
+
 LINE_VALUE = 3.0
 """A goof-line card played: +1 in the area and one card fewer in the goof pile (+2)."""
 WASTE_VALUE = 1.0
@@ -49,40 +53,39 @@ FOLLOW_UP = 0.01
 """A tie-breaker: a play whose successor the racer holds face up."""
 
 
-def _next_card(card: str) -> str | None:
-    """The card that goes on `card` in a pile ("7H" -> "8H"; None for a King)."""
-    rank, suit = card[:-1], card[-1]
-    index = _RANKS.index(rank)
-    return None if index == len(_RANKS) - 1 else _RANKS[index + 1] + suit
+def _card(card_id: str) -> int:
+    """The card number of a card id on the table, its owner left out ("7H@2" -> that of 7H)."""
+    return goof.card_of_id(card_id)[0]
 
 
-def _visible(entry: dict[str, Any]) -> set[str]:
+def _tiers(entry: GoofTableau) -> list[list[int]]:
+    """A seat's cards by the order a greedy seat plays them: its line, waste top, back three."""
+    tiers = [[_card(card) for card in entry["line"]]]
+    for top in (entry["waste_top"], entry["back_three"]):
+        if top is not None:
+            tiers.append([_card(top)])
+    return tiers
+
+
+def _visible(entry: GoofTableau) -> set[int]:
     """The cards a seat may play from now: its line, waste top and back-three card."""
-    cards = {card.partition("@")[0] for card in entry["line"]}
-    for key in ("waste_top", "back_three"):
-        if entry[key] is not None:
-            cards.add(entry[key].partition("@")[0])
-    return cards
+    return {card for tier in _tiers(entry) for card in tier}
 
 
-def _targets(card: str, waiting: dict[str, list[str]]) -> list[str]:
-    """Where `card` may go: "new" for an Ace, else the piles waiting for it ("p3")."""
-    return ["new"] if card[:-1] == "A" else waiting.get(card, [])
+def _targets(card: int, waiting: dict[int, list[int]]) -> list[Target]:
+    """Where `card` may go: a new pile for an Ace, else the piles waiting for it."""
+    return [None] if goof.STARTS_PILE[card] else list(waiting.get(card, []))
 
 
-def _aims(entry: dict[str, Any], waiting: dict[str, list[str]]) -> dict[str, tuple[float, float]]:
+def _aims(entry: GoofTableau, waiting: dict[int, list[int]]) -> dict[int, tuple[float, float]]:
     """Per pile, the chance a greedy seat aims there this tick and what the play is worth."""
-    tiers = [[card.partition("@")[0] for card in entry["line"]]]
-    for key in ("waste_top", "back_three"):
-        if entry[key] is not None:
-            tiers.append([entry[key].partition("@")[0]])
-    for number, cards in enumerate(tiers):
+    for number, cards in enumerate(_tiers(entry)):
         plays = [target for card in cards for target in _targets(card, waiting)]
         if plays:
             value = LINE_VALUE if number == 0 else WASTE_VALUE
-            aims: dict[str, tuple[float, float]] = {}
+            aims: dict[int, tuple[float, float]] = {}
             for target in plays:
-                if target != "new":
+                if target is not None:
                     chance, _ = aims.get(target, (0.0, value))
                     aims[target] = (chance + 1.0 / len(plays), value)
             return aims
@@ -90,7 +93,7 @@ def _aims(entry: dict[str, Any], waiting: dict[str, list[str]]) -> dict[str, tup
 
 
 def _contest(
-    target: str, others: list[dict[str, tuple[float, float]]]
+    target: int, others: list[dict[int, tuple[float, float]]]
 ) -> tuple[float, float, float]:
     """(chance to win `target`, chance another seat aims there, what the others stand to lose).
 
@@ -113,30 +116,31 @@ def _contest(
 
 def choose(turn: Turn, rng: random.Random) -> str:
     """The action for this Goof tick, from the observation and the legal notations."""
-    plays = [action for action in turn.legal if ">" in action]
+    plays = {action: play for action in turn.legal if (play := goof.play_of(action)) is not None}
     if not plays:
         return "turn" if "turn" in turn.legal else "wait"
     if len(plays) == 1:
-        return plays[0]
-    observation = turn.observation
+        return next(iter(plays))
+    # The engine (or the referee, from it) built the observation: the game's own type.
+    observation = cast(GoofObservation, turn.observation)
     me = observation["tableau"][turn.seat]
-    line = {card.partition("@")[0] for card in me["line"]}
-    waiting: dict[str, list[str]] = {}
+    line = {_card(card) for card in me["line"]}
+    waiting: dict[int, list[int]] = {}
     for pile in observation["piles"]:
-        follow = _next_card(pile["top"].partition("@")[0])
+        follow = goof.NEXT_IN_PILE[_card(pile["top"])]
         if follow is not None:
-            waiting.setdefault(follow, []).append(f"p{pile['id']}")
+            waiting.setdefault(follow, []).append(pile["id"])
     others = [
         _aims(entry, waiting) for entry in observation["tableau"] if entry["seat"] != turn.seat
     ]
     mine = _visible(me)
 
     def worth(action: str) -> tuple[int, float, float]:
-        card, _, target = action.partition(">")
-        follow = _next_card(card)
+        card, target = plays[action]
+        follow = goof.NEXT_IN_PILE[card]
         value = LINE_VALUE if card in line else WASTE_VALUE
         step = 0 if card in line else 1 if follow is not None and follow in line else 2
-        if target == "new":
+        if target is None:
             win, contested, stake = 1.0, 0.0, 0.0
         else:
             win, contested, stake = _contest(target, others)
@@ -159,6 +163,6 @@ class RacerBot(Bot):
         self._rules = RulesBot(seed)
 
     def act(self, turn: Turn) -> str:
-        if turn.game == "goof":
+        if turn.game == goof.SPEC_NAME:
             return choose(turn, self.rng)
         return self._rules.act(turn)

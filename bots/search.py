@@ -33,13 +33,13 @@ from __future__ import annotations
 import os
 import random
 import time
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeVar, cast
 
 from bots import racer
 from bots.base import Bot, Turn
 from bots.rules import RulesBot
-from games import golden10, goodge
+from games import golden10, goodge, goof, sampling
 from games.core import Action
 
 DEFAULT_BUDGET_S = 0.2
@@ -56,7 +56,7 @@ CONFIDENCE = 1.0
 """Standard errors by which a searched action must beat the rules bot's choice."""
 EPSILON = 0.1
 """How often a playout move is random instead of the rule of thumb."""
-RANK_WEIGHT = {"golden10": 30.0, "goodge": 250.0}
+RANK_WEIGHT = {golden10.SPEC_NAME: 30.0, goodge.SPEC_NAME: 250.0}
 """What a place in the final standings is worth, in the game's points, when the
 round being searched ends the game: about a whole round's points, so the place
 comes first and the points break ties. Tables rank bots by place, not points."""
@@ -76,12 +76,10 @@ def _budget_from_env() -> float:
 # Golden 10 playouts
 # --------------------------------------------------------------------------
 
-_G10_RANKS = golden10.RANKS
-_G10_POINTS = tuple(
-    (1 + (4 if c == 4 else 0) + (9 if c == 9 else 0)) if c < _G10_RANKS else 0
-    for c in range(golden10.DECK_SIZE)
-)
-_YELLOW_10 = _G10_RANKS + 9
+_G10_POINTS = golden10.CARD_POINTS
+_G10_RANK = golden10.RANK_OF
+_G10_COLOUR = golden10.COLOUR_OF
+_YELLOW_10 = golden10.YELLOW_10
 
 
 def _golden10_move(legal: list[Action], trick: list[int], players: int, rng: random.Random) -> int:
@@ -91,12 +89,11 @@ def _golden10_move(legal: list[Action], trick: list[int], players: int, rng: ran
     if rng.random() < EPSILON:
         return rng.choice(legal)
     if not trick:
-        return min(legal, key=lambda c: (c % _G10_RANKS, _G10_POINTS[c]))
-    led = trick[0] // _G10_RANKS
-    if legal[0] // _G10_RANKS != led:
+        return min(legal, key=lambda c: (_G10_RANK[c], _G10_POINTS[c]))
+    if _G10_COLOUR[legal[0]] != _G10_COLOUR[trick[0]]:
         # Void: shed the costliest card, keeping the yellow 10.
-        return max(legal, key=lambda c: (c != _YELLOW_10, _G10_POINTS[c], c % _G10_RANKS))
-    best = max(c for c in trick if c // _G10_RANKS == led)
+        return max(legal, key=lambda c: (c != _YELLOW_10, _G10_POINTS[c], _G10_RANK[c]))
+    best = trick[golden10.best_in_trick(trick)]
     below = [c for c in legal if c < best]
     if below:
         return max(below, key=lambda c: (_G10_POINTS[c], c))
@@ -129,13 +126,9 @@ def _golden10_playout(
             trick.clear()
     last = state.last_round
     assert last is not None
-    red_points = last["red_points"]
-    assert isinstance(red_points, list)
-    value = -float(red_points[seat] - (10 if last["yellow10"] == seat else 0))
+    value = -float(golden10.round_score(last["red_points"][seat], last["yellow10"] == seat))
     if final:
-        totals = last["scores"]
-        assert isinstance(totals, list)
-        value += RANK_WEIGHT["golden10"] * _standing(totals, seat, lower_wins=True)
+        value += RANK_WEIGHT[golden10.SPEC_NAME] * _standing(last["scores"], seat, lower_wins=True)
     return value
 
 
@@ -169,12 +162,7 @@ class _GoodgeContext:
 
     def power(self, card: int, lead: int) -> int:
         """How well `card` does in a trick led in `lead`: -1 when it cannot win."""
-        if card == _CROWN:
-            return 100
-        suit = _G_SUIT[card]
-        if suit == self.trump:
-            return 40 + self.strength[card]
-        return self.strength[card] if suit == lead else -1
+        return goodge.trick_power(card, self.trump, lead, self.strength)
 
     def after(self, card: int, players: int) -> None:
         """Note that `card` was discarded or played."""
@@ -225,8 +213,7 @@ def _goodge_play(
         if tops:
             return rng.choice(tops)
         return min(legal, key=lambda c: (_G_POINTS[c], ctx.power(c, _G_SUIT[c]), c))
-    lead_card = trick[0]
-    lead = ctx.trump if lead_card == _CROWN else _G_SUIT[lead_card]
+    lead = goodge.lead_suit(trick[0], ctx.trump)
     win = max(ctx.power(c, lead) for c in trick)
     points = sum(_G_POINTS[c] for c in trick)
     winners = [c for c in legal if ctx.power(c, lead) > win]
@@ -236,7 +223,11 @@ def _goodge_play(
         if last:
             return max(cheap, key=lambda c: (_G_POINTS[c], -ctx.power(c, lead)))
         return min(cheap, key=lambda c: ctx.power(c, lead))
-    return min(legal, key=lambda c: (_G_POINTS[c], ctx.power(c, lead) >= 40, strength[c], c))
+    # Throw the least valuable card, trumps and the Crown last.
+    return min(
+        legal,
+        key=lambda c: (_G_POINTS[c], ctx.power(c, lead) > goodge.TRUMP_POWER, strength[c], c),
+    )
 
 
 def _goodge_playout(
@@ -283,36 +274,29 @@ def _standing(totals: Sequence[float], seat: int, lower_wins: bool) -> float:
     return beaten / (len(totals) - 1)
 
 
-def _goodge_decides(scores: Sequence[int], round_number: int, max_rounds: int) -> bool:
-    """Whether the game ends with these scores after round `round_number` (the rules' test)."""
-    best = max(scores)
-    return (best >= goodge.TARGET and scores.count(best) == 1) or round_number >= max_rounds
-
-
 def _relative(deltas: list[int], seat: int) -> float:
     """The seat's score change minus the average of the others'."""
     others = (sum(deltas) - deltas[seat]) / (len(deltas) - 1)
     return deltas[seat] - others
 
 
-def _goodge_context(observation: dict[str, Any]) -> _GoodgeContext:
-    options = observation["options"]
-    strength = goodge.STRENGTH_ONE_HIGH if options["one_high"] else goodge.STRENGTH_TEN_HIGH
+def _goodge_context(observation: goodge.GoodgeObservation) -> _GoodgeContext:
+    strength = goodge.strength_table(goodge.GoodgeOptions.of(observation["options"]).one_high)
     trump = goodge.SUITS.index(observation["trump"]) if observation["trump"] else -1
-    trick = [int(goodge.TABLE.parse(name)) for _, name in observation["trick"]]
+    trick = [goodge.CARD_INDEX[name] for _, name in observation["trick"]]
     discarding = observation["phase"] == "discard"
     discards = goodge.STASH_SIZE - observation["stash_size"] if discarding else 0
     return _GoodgeContext(strength, trump, trick, discards)
 
 
-def _goodge_state(observation: dict[str, Any], rng: random.Random) -> goodge.GoodgeState:
-    deal = goodge.sample_deal(observation, rng)
-    return goodge.state_from_observation(observation, deal, rng.getrandbits(63))
+_Drawn = TypeVar("_Drawn", goodge.GoodgeState, golden10.Golden10State)
 
 
-def _golden10_state(observation: dict[str, Any], rng: random.Random) -> golden10.Golden10State:
-    deal = golden10.sample_deal(observation, rng)
-    return golden10.state_from_observation(observation, deal, rng.getrandbits(63))
+def _draw(observation: Mapping[str, Any], rng: random.Random, kind: type[_Drawn]) -> _Drawn:
+    """A state with the hidden cards drawn to fit the observation (`games.sampling`)."""
+    state = sampling.determinize(observation, rng)
+    assert isinstance(state, kind)
+    return state
 
 
 def _pick(values: list[list[float]], preferred: int) -> int:
@@ -368,7 +352,7 @@ class SearchBot(Bot):
         self.samples_last_move = 0
 
     def act(self, turn: Turn) -> str:
-        if turn.game == "goof":
+        if turn.game == goof.SPEC_NAME:
             return racer.choose(turn, self.rng)
         if len(turn.legal) == 1:
             return turn.legal[0]
@@ -376,76 +360,93 @@ class SearchBot(Bot):
         if turn.deadline_s is not None:
             budget = min(budget, SHARE_OF_DEADLINE * turn.deadline_s)
         deadline = time.perf_counter() + USE_OF_BUDGET * budget
-        if turn.game == "goodge" and turn.observation["phase"] == "bid":
-            return self._bid(turn, deadline)
-        if turn.game in ("goodge", "golden10"):
-            return self._search(turn, deadline)
-        return self._rules.act(turn)
+        # The engine (or the referee, from it) built the observation: the game's own type.
+        if turn.game == goodge.SPEC_NAME:
+            goodge_view = cast(goodge.GoodgeObservation, turn.observation)
+            if goodge_view["phase"] == "bid":
+                return self._bid(turn, goodge_view, deadline)
+            totals = self._search_goodge(turn, goodge_view, deadline)
+        elif turn.game == golden10.SPEC_NAME:
+            golden10_view = cast(golden10.Golden10Observation, turn.observation)
+            totals = self._search_golden10(turn, golden10_view, deadline)
+        else:
+            return self._rules.act(turn)
+        return turn.legal[_pick(totals, turn.legal.index(self._rules.act(turn)))]
 
     def _enough(self, samples: int, deadline: float) -> bool:
         if self.max_samples is not None and samples >= self.max_samples:
             return True
         return samples > 0 and time.perf_counter() >= deadline
 
-    def _search(self, turn: Turn, deadline: float) -> str:
-        observation = turn.observation
+    def _search_goodge(
+        self, turn: Turn, observation: goodge.GoodgeObservation, deadline: float
+    ) -> list[list[float]]:
+        """Per legal action, its value in each draw (after the bidding)."""
         seat = turn.seat
         players = turn.players
         rng = self.rng
-        totals: list[list[float]]
         samples = 0
-        if turn.game == "goodge":
-            actions = [goodge.TABLE.parse(name) for name in turn.legal]
-            totals = [[] for _ in actions]
-            template = _goodge_context(observation)
-            phase = observation["phase"]
-            round_number = observation["round"]
-            max_rounds = observation["options"]["max_rounds"]
-            while not self._enough(samples, deadline):
-                root = _goodge_state(observation, rng)
-                for i, action in enumerate(actions):
-                    ctx = template.copy()
-                    if phase == "trump":
-                        ctx.trump = ctx.planned_trump = action - goodge.FIRST_TRUMP
-                    elif phase == "discard":
-                        _goodge_discard(list(actions), ctx)  # plans the trump
-                        ctx.after(action, players)
-                    else:
-                        ctx.after(action, players)
-                    state = root.clone(this_round_only=True)
-                    state.apply(seat, action)
-                    value = _relative(_goodge_playout(state, ctx, rng), seat)
-                    if _goodge_decides(state.scores, round_number, max_rounds):
-                        value += RANK_WEIGHT["goodge"] * _standing(
-                            state.scores, seat, lower_wins=False
-                        )
-                    totals[i].append(value)
-                samples += 1
-        else:
-            cards = [golden10.TABLE.parse(name) for name in turn.legal]
-            totals = [[] for _ in cards]
-            base = [int(golden10.TABLE.parse(name)) for _, name in observation["trick"]]
-            final = observation["round"] == observation["rounds"]
-            while not self._enough(samples, deadline):
-                g10 = _golden10_state(observation, rng)
-                for i, card in enumerate(cards):
-                    trick = [*base, int(card)]
-                    if len(trick) == players:
-                        trick = []
-                    copy = g10.clone(this_round_only=True)
-                    copy.apply(seat, card)
-                    totals[i].append(_golden10_playout(copy, trick, seat, rng, final))
-                samples += 1
+        actions = [goodge.TABLE.parse(name) for name in turn.legal]
+        totals: list[list[float]] = [[] for _ in actions]
+        template = _goodge_context(observation)
+        phase = observation["phase"]
+        round_number = observation["round"]
+        max_rounds = goodge.GoodgeOptions.of(observation["options"]).max_rounds
+        while not self._enough(samples, deadline):
+            root = _draw(observation, rng, goodge.GoodgeState)
+            for i, action in enumerate(actions):
+                ctx = template.copy()
+                if phase == "trump":
+                    ctx.trump = ctx.planned_trump = action - goodge.FIRST_TRUMP
+                elif phase == "discard":
+                    _goodge_discard(list(actions), ctx)  # plans the trump
+                    ctx.after(action, players)
+                else:
+                    ctx.after(action, players)
+                state = root.clone(this_round_only=True)
+                state.apply(seat, action)
+                value = _relative(_goodge_playout(state, ctx, rng), seat)
+                if goodge.game_over(state.scores, round_number, max_rounds):
+                    value += RANK_WEIGHT[goodge.SPEC_NAME] * _standing(
+                        state.scores, seat, lower_wins=False
+                    )
+                totals[i].append(value)
+            samples += 1
         self.samples_last_move = samples
-        return turn.legal[_pick(totals, turn.legal.index(self._rules.act(turn)))]
+        return totals
 
-    def _bid(self, turn: Turn, deadline: float) -> str:
-        bids = [name for name in turn.legal if name.startswith("bid:")]
+    def _search_golden10(
+        self, turn: Turn, observation: golden10.Golden10Observation, deadline: float
+    ) -> list[list[float]]:
+        """Per legal card, its value in each draw."""
+        seat = turn.seat
+        players = turn.players
+        rng = self.rng
+        samples = 0
+        cards = [golden10.TABLE.parse(name) for name in turn.legal]
+        totals: list[list[float]] = [[] for _ in cards]
+        base = [int(golden10.TABLE.parse(name)) for _, name in observation["trick"]]
+        final = golden10.game_over(observation["round"], observation["rounds"])
+        while not self._enough(samples, deadline):
+            g10 = _draw(observation, rng, golden10.Golden10State)
+            for i, card in enumerate(cards):
+                trick = [*base, int(card)]
+                if len(trick) == players:
+                    trick = []
+                copy = g10.clone(this_round_only=True)
+                copy.apply(seat, card)
+                totals[i].append(_golden10_playout(copy, trick, seat, rng, final))
+            samples += 1
+        self.samples_last_move = samples
+        return totals
+
+    def _bid(self, turn: Turn, observation: goodge.GoodgeObservation, deadline: float) -> str:
+        bids = [
+            (value, name) for name in turn.legal if (value := goodge.bid_value(name)) is not None
+        ]
         if not bids:
             return "pass"
-        observation = turn.observation
-        lowest = bids[0]
-        value = int(lowest.partition(":")[2])
+        value, lowest = bids[0]
         # The same hand is judged again at each raise: keep its draws for the round.
         key = (observation["round"], turn.seat, tuple(observation["hand"]))
         if key not in self._bid_cache:
@@ -463,19 +464,19 @@ class SearchBot(Bot):
         defend = sum(other for _, other in draws) / len(draws)
         return lowest if gain - defend >= BID_MARGIN else "pass"
 
-    def _as_goodge(self, observation: dict[str, Any], seat: int, bid: str) -> tuple[float, float]:
+    def _as_goodge(
+        self, observation: goodge.GoodgeObservation, seat: int, bid: str
+    ) -> tuple[float, float]:
         """One draw: the points the seat takes as Goodge at `bid`, and a defender's average."""
-        state = _goodge_state(observation, self.rng).clone(this_round_only=True)
+        state = _draw(observation, self.rng, goodge.GoodgeState).clone(this_round_only=True)
         state.apply(seat, bid)
         while state.legal_actions(state.to_act()[0])[0] >= goodge.FIRST_BID:
             state.apply(state.to_act()[0], "pass")
-        options = observation["options"]
-        strength = goodge.STRENGTH_ONE_HIGH if options["one_high"] else goodge.STRENGTH_TEN_HIGH
+        strength = goodge.strength_table(goodge.GoodgeOptions.of(observation["options"]).one_high)
         ctx = _GoodgeContext(strength, -1, [], goodge.STASH_SIZE)
         _goodge_playout(state, ctx, self.rng)
         last = state.last_round
-        assert last is not None
+        assert last is not None and not last["redeal"], "a bid was made: the round is played"
         points = last["points"]
-        assert isinstance(points, list)
         others = (sum(points) - points[seat]) / (state.players - 1)
         return float(points[seat]), others

@@ -25,8 +25,16 @@ Public API::
   `apply` collects a tick's actions in arrival order until every seat has
   acted.
 - `state.observation(seat)` is JSON-ready and holds only what `seat` may
-  know; `state.is_over()`, `state.result()` (rank 1 is best, ties share);
+  know, as the game's TypedDict (`goodge.GoodgeObservation`, ...);
+  `state.is_over()`, `state.result()` (rank 1 is best, ties share);
   `state.log()` and `games.replay(log)`.
+- `state.clone()` is an independent copy with the same future, for search;
+  `state.clone(this_round_only=True)` ends its game with the current round.
+- What not every game can do, its spec declares: `spec.simultaneous` (ticks),
+  `spec.sample_deal` and `spec.state_from_observation` (guessing what a seat
+  cannot see; `games.sampling`). Each engine module also exports the rules
+  that others need (card points, trick winners, the end-of-game test, card
+  notation), so no one outside `games` writes them again.
 - Every action has one text notation: `str(action)` gives it and
   `spec.parse_action(text)` reads it back; `apply` takes either.
 - An action the rules forbid raises `games.IllegalAction` (a ValueError)

@@ -9,10 +9,14 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol, TypedDict, TypeVar, runtime_checkable
+from typing import Any, ClassVar, Protocol, Self, TypedDict, TypeVar, runtime_checkable
 
 JSON = Any
 """A value made of dicts, lists, strings, ints, floats, bools and None."""
+
+SeatEntry = list[Any]
+"""`[seat, card id or notation, ...]` in an observation: JSON has no tuples, so
+a list whose first item is the seat (`[2, "10S"]`, `[0, "7H>p3", true]`)."""
 
 
 class IllegalAction(ValueError):
@@ -139,6 +143,29 @@ def choice_option(*choices: str) -> Callable[[object, int], object]:
     return coerce
 
 
+_Value = TypeVar("_Value")
+
+
+def option_value(values: Mapping[str, object], name: str, kind: type[_Value]) -> _Value:
+    """`values[name]` of resolved options (`GameSpec.resolve_options`), checked to be a `kind`.
+
+    Each engine reads its options into a frozen dataclass with this, once per game.
+    """
+    value = values[name]
+    if not isinstance(value, kind):
+        raise ValueError(f"option {name} must be of type {kind.__name__}, got {value!r}")
+    return value
+
+
+def option_choice(values: Mapping[str, object], name: str, choices: Sequence[_Value]) -> _Value:
+    """`values[name]` of resolved options, checked to be one of `choices` (typed as they are)."""
+    value = values[name]
+    for choice in choices:
+        if value == choice:
+            return choice
+    raise ValueError(f"option {name} must be one of {', '.join(map(str, choices))}, got {value!r}")
+
+
 def _to_int(value: object) -> int:
     if isinstance(value, bool):
         raise ValueError(f"must be an integer, got {value!r}")
@@ -236,8 +263,13 @@ class State(Protocol):
     def apply(self, seat: int, action: Action | int | str) -> None:
         """Play one action for `seat`; raises IllegalAction if not allowed."""
 
-    def observation(self, seat: int) -> dict[str, JSON]:
-        """All that `seat` may know now, as JSON-ready data."""
+    def observation(self, seat: int) -> JSON:
+        """All that `seat` may know now, as JSON-ready data.
+
+        Each engine returns its own TypedDict (`goodge.GoodgeObservation`,
+        `golden10.Golden10Observation`, `goof.GoofObservation`), so code that
+        knows the game reads it typed; code that does not passes it on as JSON.
+        """
 
     def is_over(self) -> bool:
         """True once the game has ended."""
@@ -257,6 +289,15 @@ class State(Protocol):
     def hidden_cards(self, seat: int) -> set[str]:
         """Card ids that `seat` must not see now (in others' hands, face down)."""
 
+    def clone(self, this_round_only: bool = False) -> Self:
+        """An independent copy, cheap enough for search, with the same future.
+
+        Playing on the copy never changes the original, and the same actions
+        give the same game on both (the RNG state is copied). With
+        `this_round_only` the copy's game ends with the current round, as a
+        playout wants: no later round is dealt.
+        """
+
 
 @runtime_checkable
 class TickState(State, Protocol):
@@ -274,9 +315,30 @@ class TickState(State, Protocol):
         """
 
 
+SampleDeal = Callable[[Any, random.Random], dict[str, JSON]]
+"""`sample_deal(observation, rng)`: where every card is now, the ones the
+observation's seat cannot see drawn to fit all it saw, in the shape of the
+game's `deal` (see `games.sampling`). It takes the game's own observation."""
+
+StateFromObservation = Callable[[Any, Mapping[str, Any], int], State]
+"""`state_from_observation(observation, deal, seed)`: the state at the
+observation's point with the cards placed as `deal` (a `sample_deal` result)
+says, its RNG seeded with `seed`."""
+
+
 @dataclass(frozen=True)
 class GameSpec:
-    """What a game is, as data: its name, player counts and options."""
+    """What a game is, as data: its name, player counts, options and capabilities.
+
+    Every state can be cloned, a whole game or its current round only (the
+    `State` protocol). What not every game can do is declared here:
+
+    - `simultaneous`: every seat acts in each tick; the state is a `TickState`.
+    - `sample_deal` and `state_from_observation`: the game hides cards that
+      matter and can guess them from one seat's observation and rebuild a
+      state from the guess (`games.sampling`); None where nothing that
+      matters is hidden.
+    """
 
     name: str
     title: str
@@ -287,6 +349,10 @@ class GameSpec:
     higher_is_better: bool
     new_game: Callable[..., State] = field(repr=False, compare=False)
     parse_action: Callable[[str], Action] = field(repr=False, compare=False)
+    sample_deal: SampleDeal | None = field(default=None, repr=False, compare=False)
+    state_from_observation: StateFromObservation | None = field(
+        default=None, repr=False, compare=False
+    )
 
     def defaults(self) -> dict[str, object]:
         """Every option with its default value."""

@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from dataclasses import dataclass
+from typing import Any, Final, Literal, TypedDict
 
 from games.core import (
     JSON,
@@ -37,12 +38,15 @@ from games.core import (
     IllegalAction,
     OptionSpec,
     Result,
+    SeatEntry,
     choice_option,
     copy_state,
     int_option,
+    option_choice,
+    option_value,
     rank_scores,
 )
-from games.sampling import assign_hidden
+from games.hidden import assign_hidden
 
 COLOURS: Final = "RYBG"
 COLOUR_NAMES: Final = ("red", "yellow", "black", "green")
@@ -61,10 +65,16 @@ CARDS: Final = TABLE.actions
 
 _RED_5: Final = 4
 _RED_10: Final = 9
-_YELLOW_10: Final = RANKS + 9
+YELLOW_10: Final = RANKS + 9
+"""The card number of the yellow 10."""
+YELLOW_10_BONUS: Final = 10
+"""What taking the yellow 10 takes off a seat's round score."""
 _RED_MASK: Final = (1 << RANKS) - 1
 _COLOUR_MASK: Final = tuple(_RED_MASK << (RANKS * colour) for colour in range(len(COLOURS)))
-_COLOUR_OF: Final = tuple(card // RANKS for card in range(DECK_SIZE))
+COLOUR_OF: Final = tuple(card // RANKS for card in range(DECK_SIZE))
+"""Each card's colour, as an index into COLOURS."""
+RANK_OF: Final = tuple(card % RANKS + 1 for card in range(DECK_SIZE))
+"""Each card's rank, 1 .. 14 (14 high)."""
 _BIT: Final = tuple(1 << card for card in range(DECK_SIZE))
 _CHUNK: Final = 7
 """Hands are split into 7-bit chunks (two per colour) to turn masks into card lists."""
@@ -77,12 +87,111 @@ _CHUNK_CARDS: Final[tuple[tuple[list[Action], ...], ...]] = tuple(
 _CHUNK_LOW: Final = (1 << _CHUNK) - 1
 
 SPEC_NAME: Final = "golden10"
+Yellow10Floor = Literal["round", "game"]
+YELLOW10_FLOORS: tuple[Yellow10Floor, ...] = ("round", "game")
+
+
+@dataclass(frozen=True)
+class Golden10Options:
+    """The rules options of one game, typed; `of` reads them from the resolved dict."""
+
+    rounds: int
+    yellow10_floor: Yellow10Floor
+
+    @classmethod
+    def of(cls, values: Mapping[str, object]) -> Golden10Options:
+        """The options of `values`, a dict from `SPEC.resolve_options`."""
+        return cls(
+            rounds=option_value(values, "rounds", int),
+            yellow10_floor=option_choice(values, "yellow10_floor", YELLOW10_FLOORS),
+        )
+
+
+class Golden10Trick(TypedDict):
+    """A finished trick of the round, as an observation shows it."""
+
+    leader: int
+    cards: list[SeatEntry]
+    """`[seat, card id]` in play order."""
+    winner: int
+
+
+class Golden10RoundEnd(TypedDict):
+    """`last_round`: how the last finished round was scored."""
+
+    round: int
+    red_points: list[int]
+    yellow10: int
+    """The seat that took the yellow 10."""
+    score_change: list[int]
+    scores: list[int]
+
+
+class Golden10Observation(TypedDict):
+    """What one seat knows (docs/rules/golden10.md describes every key)."""
+
+    game: Literal["golden10"]
+    seat: int
+    players: int
+    round: int
+    rounds: int
+    yellow10_floor: Yellow10Floor
+    dealer: int
+    scores: list[int]
+    phase: Literal["play", "over"]
+    to_act: int | None
+    hand: list[str]
+    hand_sizes: list[int]
+    led_colour: str | None
+    trick: list[SeatEntry]
+    """The trick in progress: `[seat, card id]` in play order."""
+    tricks: list[Golden10Trick]
+    red_points_taken: list[int]
+    yellow10_taken_by: int | None
+    left_over_count: int
+    left_over_taker: int | None
+    last_round: Golden10RoundEnd | None
+
+
+# -- rules helpers, for the engine and for anyone reading an observation -------
 
 
 def red_points(cards: int) -> int:
     """The red points in a set of cards given as a bitmask (27 for all reds)."""
     red = cards & _RED_MASK
     return red.bit_count() + (4 if red >> _RED_5 & 1 else 0) + (9 if red >> _RED_10 & 1 else 0)
+
+
+CARD_POINTS: Final = tuple(red_points(1 << card) for card in range(DECK_SIZE))
+"""Each card's red points: 1 per red card, 5 for the red 5, 10 for the red 10."""
+
+
+def round_score(points: int, took_yellow10: bool) -> int:
+    """A seat's score for a round before any floor at 0: its red points, less 10 for the yellow 10."""
+    return points - (YELLOW_10_BONUS if took_yellow10 else 0)
+
+
+def game_over(round_number: int, rounds: int) -> bool:
+    """Whether the game ends with round `round_number` (the `rounds` option)."""
+    return round_number >= rounds
+
+
+def best_in_trick(cards: Sequence[int]) -> int:
+    """Index in `cards` (card numbers, in play order) of the card that takes the trick.
+
+    The highest card of the colour led takes it.
+    """
+    led = COLOUR_OF[cards[0]]
+    best_at = 0
+    for i in range(1, len(cards)):
+        if COLOUR_OF[cards[i]] == led and cards[i] > cards[best_at]:
+            best_at = i
+    return best_at
+
+
+def trick_winner(plays: Sequence[tuple[int, str]]) -> int:
+    """The seat that takes a complete trick of `(seat, card id)` plays, in play order."""
+    return plays[best_in_trick([TABLE.parse(card) for _, card in plays])][0]
 
 
 def _cards_of(mask: int) -> list[Action]:
@@ -109,15 +218,14 @@ class Golden10State:
         self.players = players
         self.seed = seed
         self.options = options
-        rounds = options["rounds"]
-        assert isinstance(rounds, int)
-        self._rounds = rounds
-        self._floor_per_round = options["yellow10_floor"] == "round"
+        rules = Golden10Options.of(options)
+        self._rounds = rules.rounds
+        self._floor_per_round = rules.yellow10_floor == "round"
         self._rng = random.Random(seed)
         self._deal_log: JSON = None
         self._log: list[tuple[int, int]] = []
         self._totals = [0] * players
-        self._last_round: dict[str, JSON] | None = None
+        self._last_round: Golden10RoundEnd | None = None
         self._over = False
         self._round = 1
 
@@ -173,7 +281,7 @@ class Golden10State:
     # -- the State protocol ---------------------------------------------------
 
     @property
-    def last_round(self) -> dict[str, JSON] | None:
+    def last_round(self) -> Golden10RoundEnd | None:
         """The outcome of the last finished round (as in the observation), or None."""
         return self._last_round_copy()
 
@@ -208,7 +316,7 @@ class Golden10State:
         bit = _BIT[card]
         if not hand & bit:
             raise IllegalAction(f"seat {seat} does not hold {card}; {self._legal_text(seat)}")
-        colour = _COLOUR_OF[card]
+        colour = COLOUR_OF[card]
         if self._count:
             if colour != self._led:
                 if hand & _COLOUR_MASK[self._led]:
@@ -249,9 +357,9 @@ class Golden10State:
     def _end_round(self) -> None:
         change = [0] * self.players
         points = [red_points(won) for won in self._won]
-        yellow10 = next(seat for seat, won in enumerate(self._won) if won >> _YELLOW_10 & 1)
+        yellow10 = next(seat for seat, won in enumerate(self._won) if won >> YELLOW_10 & 1)
         for seat in range(self.players):
-            score = points[seat] - (10 if seat == yellow10 else 0)
+            score = round_score(points[seat], seat == yellow10)
             before = self._totals[seat]
             if self._floor_per_round:
                 self._totals[seat] = before + max(0, score)
@@ -265,21 +373,21 @@ class Golden10State:
             "score_change": change,
             "scores": list(self._totals),
         }
-        if self._round >= self._rounds:
+        if game_over(self._round, self._rounds):
             self._over = True
             return
         self._round += 1
         self._dealer = (self._dealer + 1) % self.players
         self._deal_round()
 
-    def observation(self, seat: int) -> dict[str, JSON]:
+    def observation(self, seat: int) -> Golden10Observation:
         """What `seat` knows: its hand, this round's tricks so far, everyone's scores.
 
         The set-aside cards appear only as a count and the seat that took them.
         """
         players = self.players
         moves = self._log[self._round_start :]
-        tricks: list[JSON] = []
+        tricks: list[Golden10Trick] = []
         taken_points = [0] * players
         yellow10_taken_by: int | None = None
         for number, winner in enumerate(self._trick_winners):
@@ -293,7 +401,7 @@ class Golden10State:
             )
             played = sum(_BIT[card] for _, card in plays)
             taken_points[winner] += red_points(played)
-            if played >> _YELLOW_10 & 1:
+            if played >> YELLOW_10 & 1:
                 yellow10_taken_by = winner
         current = moves[len(self._trick_winners) * players :]
         return {
@@ -319,13 +427,8 @@ class Golden10State:
             "last_round": self._last_round_copy(),
         }
 
-    def _last_round_copy(self) -> dict[str, JSON] | None:
-        if self._last_round is None:
-            return None
-        return {
-            key: list(value) if isinstance(value, list) else value
-            for key, value in self._last_round.items()
-        }
+    def _last_round_copy(self) -> Golden10RoundEnd | None:
+        return None if self._last_round is None else _round_end_copy(self._last_round)
 
     def is_over(self) -> bool:
         """True once the last round has been scored."""
@@ -437,6 +540,17 @@ def _read_deal(deal: object, players: int) -> tuple[list[int], int, int | None]:
     return hands, left_over, dealer
 
 
+def _round_end_copy(end: Golden10RoundEnd) -> Golden10RoundEnd:
+    """A copy whose lists are the copy's own."""
+    return {
+        "round": end["round"],
+        "red_points": list(end["red_points"]),
+        "yellow10": end["yellow10"],
+        "score_change": list(end["score_change"]),
+        "scores": list(end["scores"]),
+    }
+
+
 def _mask_of(names: Sequence[str]) -> int:
     mask = 0
     for name in names:
@@ -444,7 +558,7 @@ def _mask_of(names: Sequence[str]) -> int:
     return mask
 
 
-def sample_deal(observation: Mapping[str, Any], rng: random.Random) -> dict[str, JSON]:
+def sample_deal(observation: Golden10Observation, rng: random.Random) -> dict[str, JSON]:
     """Every card's place now, the ones `observation`'s seat cannot see drawn at random.
 
     Returns ``{"hands": [...], "left_over": [...], "dealer": d}`` (see
@@ -462,11 +576,11 @@ def sample_deal(observation: Mapping[str, Any], rng: random.Random) -> dict[str,
     if observation["trick"]:
         tricks.append(observation["trick"])
     for cards in tricks:
-        led = _COLOUR_OF[TABLE.parse(cards[0][1])]
+        led = COLOUR_OF[TABLE.parse(cards[0][1])]
         for who, name in cards:
             card = TABLE.parse(name)
             known |= _BIT[card]
-            if _COLOUR_OF[card] != led:
+            if COLOUR_OF[card] != led:
                 lacks[who] |= _COLOUR_MASK[led]
     others = [other for other in range(players) if other != seat]
     capacities = [observation["hand_sizes"][other] for other in others]
@@ -489,7 +603,7 @@ def sample_deal(observation: Mapping[str, Any], rng: random.Random) -> dict[str,
 
 
 def state_from_observation(
-    observation: Mapping[str, Any], deal: Mapping[str, Any], seed: int = 0
+    observation: Golden10Observation, deal: Mapping[str, Any], seed: int = 0
 ) -> Golden10State:
     """The state at `observation`'s point of the round, cards placed as `deal` says.
 
@@ -509,11 +623,7 @@ def state_from_observation(
     state._set_up(players, seed, options)
     state._totals = list(observation["scores"])
     last = observation["last_round"]
-    state._last_round = (
-        None
-        if last is None
-        else {key: list(v) if isinstance(v, list) else v for key, v in last.items()}
-    )
+    state._last_round = None if last is None else _round_end_copy(last)
     state._round = observation["round"]
     state._dealer = observation["dealer"]
     left_over = _mask_of(deal["left_over"])
@@ -534,7 +644,7 @@ def state_from_observation(
         card = TABLE.parse(name)
         state._log.append((who, card))
         state._trick |= _BIT[card]
-        colour = _COLOUR_OF[card]
+        colour = COLOUR_OF[card]
         if state._count == 0:
             state._led = colour
             state._best = card
@@ -543,14 +653,10 @@ def state_from_observation(
             state._best = card
             state._winner = who
         state._count += 1
-    state._turn = observation["to_act"]
+    to_act = observation["to_act"]
+    assert to_act is not None, "someone acts until the game is over"
+    state._turn = to_act
     return state
-
-
-def trick_winner(plays: Sequence[tuple[int, str]]) -> int:
-    """The seat that takes a complete trick of `(seat, card id)` plays: the highest of the led colour."""
-    led = plays[0][1][-1]
-    return max((int(card[:-1]), seat) for seat, card in plays if card[-1] == led)[1]
 
 
 def new_game(
@@ -576,11 +682,13 @@ SPEC: Final = GameSpec(
             "round",
             "where the yellow 10's -10 stops at 0: 'round' (the round's score) "
             "or 'game' (the running total)",
-            choice_option("round", "game"),
+            choice_option(*YELLOW10_FLOORS),
         ),
     ),
     simultaneous=False,
     higher_is_better=False,
     new_game=new_game,
     parse_action=TABLE.parse,
+    sample_deal=sample_deal,
+    state_from_observation=state_from_observation,
 )

@@ -28,7 +28,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Final, Literal, TypedDict
 
 from games.core import (
     JSON,
@@ -39,14 +40,18 @@ from games.core import (
     IllegalAction,
     OptionSpec,
     Result,
+    SeatEntry,
     bool_option,
     choice_option,
     copy_state,
     int_option,
+    option_choice,
+    option_value,
     rank_scores,
 )
-from games.sampling import assign_hidden
+from games.hidden import assign_hidden
 
+SPEC_NAME: Final = "goodge"
 SUITS = "SDRHC"
 SUIT_NAMES = ("Spades", "Diamonds", "Stars", "Hearts", "Clubs")
 CROWN = 50
@@ -87,7 +92,10 @@ _A = TABLE.actions
 
 # Phases, as small ints for the hot path; PHASE_NAMES gives the observation text.
 BID, DISCARD, TRUMP, PLAY, OVER = range(5)
-PHASE_NAMES = ("bid", "discard", "trump", "play", "over")
+Phase = Literal["bid", "discard", "trump", "play", "over"]
+PHASE_NAMES: tuple[Phase, ...] = ("bid", "discard", "trump", "play", "over")
+AllPass = Literal["dealer_50", "redeal"]
+ALL_PASS: tuple[AllPass, ...] = ("dealer_50", "redeal")
 
 CROWN_BIT = 1 << CROWN
 ANY_CARD = (1 << DECK_SIZE) - 1
@@ -111,7 +119,211 @@ _TRUMP_LIST: tuple[Action, ...] = _A[FIRST_TRUMP : FIRST_TRUMP + 5]
 _S0, _S1, _S2, _S3, _S4 = _SUIT_ACTIONS
 _SEAT_TUPLES: tuple[tuple[int], ...] = tuple((seat,) for seat in range(8))
 
+CARD_INDEX: dict[str, int] = {name: card for card, name in enumerate(CARD_NAMES)}
+"""The card number of each card id (`"10S"` -> 9, `"CR"` -> 50)."""
+
 assert sum(POINTS) == TOTAL_POINTS
+
+
+@dataclass(frozen=True)
+class GoodgeOptions:
+    """The rules options of one game, typed; `of` reads them from the resolved dict.
+
+    Options travel as a dict (requests, logs and observations keep their JSON
+    form); the engine and anyone reading an observation's `options` use this.
+    """
+
+    one_high: bool
+    all_pass: AllPass
+    max_rounds: int
+
+    @classmethod
+    def of(cls, values: Mapping[str, object]) -> GoodgeOptions:
+        """The options of `values`, a dict from `SPEC.resolve_options` (or an observation)."""
+        return cls(
+            one_high=option_value(values, "one_high", bool),
+            all_pass=option_choice(values, "all_pass", ALL_PASS),
+            max_rounds=option_value(values, "max_rounds", int),
+        )
+
+
+class GoodgeTrick(TypedDict):
+    """A finished trick of the round, as an observation shows it."""
+
+    leader: int
+    cards: list[SeatEntry]
+    """`[seat, card id]` in play order."""
+    winner: int
+    points: int
+
+
+class GoodgeRedeal(TypedDict):
+    """`last_round` after a round everyone passed with `all_pass="redeal"`."""
+
+    round: int
+    redeal: Literal[True]
+    deltas: list[int]
+
+
+class GoodgeRoundScored(TypedDict):
+    """`last_round` after a round played out: the Goodge's bid, made or not, and the points."""
+
+    round: int
+    redeal: Literal[False]
+    goodge: int
+    bid: int
+    made: bool
+    points: list[int]
+    deltas: list[int]
+
+
+GoodgeRoundEnd = GoodgeRedeal | GoodgeRoundScored
+
+
+class GoodgeObservation(TypedDict):
+    """What one seat knows (docs/rules/goodge.md describes every key)."""
+
+    game: Literal["goodge"]
+    seat: int
+    players: int
+    round: int
+    dealer: int
+    scores: list[int]
+    phase: Phase
+    to_act: int | None
+    options: dict[str, JSON]
+    """The resolved options; `GoodgeOptions.of` reads them typed."""
+    target: int
+    hand: list[str]
+    hand_sizes: list[int]
+    bids: list[SeatEntry]
+    """`[seat, "bid:55" or "pass"]` in bidding order."""
+    passed: list[int]
+    high_bid: int | None
+    high_bidder: int | None
+    goodge: int | None
+    bid: int | None
+    trump: str | None
+    stash_size: int
+    stash: list[str] | None
+    tricks: list[GoodgeTrick]
+    trick: list[SeatEntry]
+    """The trick in progress: `[seat, card id]` in play order."""
+    lead_suit: str | None
+    taken: list[int]
+    tricks_won: list[int]
+    last_round: GoodgeRoundEnd | None
+
+
+# -- rules helpers, for the engine and for anyone reading an observation -------
+
+
+def card_points(name: str) -> int:
+    """What the card with id `name` scores (the 1s 20, 5s 15, 10s 10, the Crown 25)."""
+    return POINTS[CARD_INDEX[name]]
+
+
+def strength_table(one_high: bool) -> tuple[int, ...]:
+    """Each card's strength inside its suit (higher wins), by the `one_high` option."""
+    return STRENGTH_ONE_HIGH if one_high else STRENGTH_TEN_HIGH
+
+
+def lead_suit(first: int, trump: int) -> int:
+    """The suit a trick led with card `first` must follow: a Crown led makes it trump."""
+    return trump if first == CROWN else SUIT_OF[first]
+
+
+def _follow_mask(lead: int, trump: int) -> int:
+    """The cards that follow `lead`: its suit, and the Crown when trump is led."""
+    return SUIT_MASKS[lead] | (CROWN_BIT if lead == trump else 0)
+
+
+TRUMP_POWER = 20
+"""A trump's power is this plus its strength (1 .. 10): above every card of the lead suit."""
+CROWN_POWER = 40
+"""The Crown's power: above every trump."""
+
+
+def trick_power(card: int, trump: int, lead: int, strength: Sequence[int]) -> int:
+    """How strongly `card` bids for a trick led in suit `lead` with `trump` (-1: none yet).
+
+    The highest power takes the trick: the Crown, then trumps, then the lead
+    suit, each suit by `strength` (`strength_table`); a card of another suit
+    cannot take it (-1).
+    """
+    if card == CROWN:
+        return CROWN_POWER
+    suit = SUIT_OF[card]
+    if suit == trump:
+        return TRUMP_POWER + strength[card]
+    return strength[card] if suit == lead else -1
+
+
+# _POWER[one_high][trump + 1][lead + 1][card] is `trick_power`, for the hot path: trump
+# and lead run from -1 (none) to 4.
+_POWER: dict[bool, tuple[tuple[tuple[int, ...], ...], ...]] = {
+    one_high: tuple(
+        tuple(
+            tuple(
+                trick_power(card, trump, lead, strength_table(one_high))
+                for card in range(DECK_SIZE)
+            )
+            for lead in range(-1, 5)
+        )
+        for trump in range(-1, 5)
+    )
+    for one_high in (False, True)
+}
+
+
+def power_table(trump: int, lead: int, one_high: bool) -> tuple[int, ...]:
+    """`trick_power` of every card at once, for a trick led in `lead` with `trump`."""
+    return _POWER[one_high][trump + 1][lead + 1]
+
+
+def best_in_trick(cards: Sequence[int], power: Sequence[int]) -> int:
+    """Index in `cards` (in play order) of the card that takes the trick.
+
+    `power` is the trick's `power_table`; the card led always has a power, so
+    some card does.
+    """
+    best_at = 0
+    best = power[cards[0]]
+    for i in range(1, len(cards)):
+        if power[cards[i]] > best:
+            best = power[cards[i]]
+            best_at = i
+    return best_at
+
+
+def trick_winner(plays: Sequence[tuple[int, str]], trump: str | None, one_high: bool) -> int:
+    """The seat that takes a complete trick of `(seat, card id)` plays, in play order."""
+    cards = [CARD_INDEX[card] for _, card in plays]
+    trump_suit = SUITS.index(trump) if trump else -1
+    power = power_table(trump_suit, lead_suit(cards[0], trump_suit), one_high)
+    return plays[best_in_trick(cards, power)][0]
+
+
+def game_over(scores: Sequence[int], round_number: int, max_rounds: int) -> bool:
+    """Whether the game ends with these scores after round `round_number`.
+
+    It does when one player alone has `TARGET` points or more, or after the
+    last round the `max_rounds` option allows.
+    """
+    best = max(scores)
+    return (best >= TARGET and scores.count(best) == 1) or round_number >= max_rounds
+
+
+def bid_value(action: Action | int | str) -> int | None:
+    """The points a bid offers (`bid:55` -> 55); None for any other action."""
+    a = TABLE.coerce(action)
+    return BID_VALUES[a - FIRST_BID] if FIRST_BID <= a < PASS else None
+
+
+def named_trump(action: Action | int | str) -> str | None:
+    """The suit letter a trump call names (`trump:H` -> "H"); None for any other action."""
+    a = TABLE.coerce(action)
+    return SUITS[a - FIRST_TRUMP] if a >= FIRST_TRUMP else None
 
 
 def _card_actions(mask: int) -> list[Action]:
@@ -155,16 +367,15 @@ def _parse_deal(deal: object, players: int) -> tuple[list[int], int, int | None]
         raise ValueError(f"deal['hands'] must be a list of {players} hands")
     if not isinstance(stash, Sequence) or isinstance(stash, str) or len(stash) != STASH_SIZE:
         raise ValueError(f"deal['stash'] must be a list of {STASH_SIZE} card ids")
-    index = {name: card for card, name in enumerate(CARD_NAMES)}
     seen: set[int] = set()
     masks: list[int] = []
 
     def read(cards: Sequence[object], where: str) -> int:
         mask = 0
         for name in cards:
-            if not isinstance(name, str) or name not in index:
+            if not isinstance(name, str) or name not in CARD_INDEX:
                 raise ValueError(f"{where}: {name!r} is not a card id (1S..10C or CR)")
-            card = index[name]
+            card = CARD_INDEX[name]
             if card in seen:
                 raise ValueError(f"{where}: card {name} is dealt twice")
             seen.add(card)
@@ -198,15 +409,14 @@ class GoodgeState:
         self.options = options
         self._deal: JSON = None
         self._rng = random.Random(seed)
-        self._strength = STRENGTH_ONE_HIGH if options["one_high"] else STRENGTH_TEN_HIGH
-        self._redeal = options["all_pass"] == "redeal"
-        max_rounds = options["max_rounds"]
-        assert isinstance(max_rounds, int)
-        self._max_rounds = max_rounds
+        rules = GoodgeOptions.of(options)
+        self._powers = _POWER[rules.one_high]
+        self._redeal = rules.all_pass == "redeal"
+        self._max_rounds = rules.max_rounds
         self._moves: list[tuple[int, int]] = []
         self.scores = [0] * players
         self._round = 1
-        self._last_round: dict[str, JSON] | None = None
+        self._last_round: GoodgeRoundEnd | None = None
 
     def __init__(
         self, players: int, seed: int, options: dict[str, object], deal: object = None
@@ -266,9 +476,9 @@ class GoodgeState:
     # -- protocol -----------------------------------------------------------
 
     @property
-    def last_round(self) -> dict[str, JSON] | None:
+    def last_round(self) -> GoodgeRoundEnd | None:
         """The outcome of the last finished round (as in the observation), or None."""
-        return None if self._last_round is None else dict(self._last_round)
+        return None if self._last_round is None else self._last_round.copy()
 
     @property
     def round(self) -> int:
@@ -330,9 +540,9 @@ class GoodgeState:
                 trick = self._trick
                 if not trick:
                     self._leader = seat
-                    lead = self._trump if a == CROWN else SUIT_OF[a]
+                    lead = lead_suit(a, self._trump)
                     self._lead_suit = lead
-                    self._follow = SUIT_MASKS[lead] | (CROWN_BIT if lead == self._trump else 0)
+                    self._follow = _follow_mask(lead, self._trump)
                 trick.append(a)
                 if len(trick) < self.players:
                     self._turn = (seat + 1) % self.players
@@ -461,8 +671,8 @@ class GoodgeState:
             self._end_round(redeal=False)
 
     def _trick_winner(self) -> int:
-        best_at = best_in_trick(self._trick, self._trump, self._lead_suit, self._strength)
-        return (self._leader + best_at) % self.players
+        power = self._powers[self._trump + 1][self._lead_suit + 1]
+        return (self._leader + best_in_trick(self._trick, power)) % self.players
 
     # -- scoring --------------------------------------------------------------
 
@@ -488,9 +698,7 @@ class GoodgeState:
             }
         for seat in range(n):
             self.scores[seat] += deltas[seat]
-        best = max(self.scores)
-        decided = best >= TARGET and self.scores.count(best) == 1
-        if decided or self._round >= self._max_rounds:
+        if game_over(self.scores, self._round, self._max_rounds):
             self._phase = OVER
             return
         self._round += 1
@@ -524,7 +732,7 @@ class GoodgeState:
         """Everything `games.replay` needs to rebuild this game."""
         names = TABLE.cls.NAMES
         return GameLog(
-            game=SPEC.name,
+            game=SPEC_NAME,
             players=self.players,
             seed=self.seed,
             options=dict(self.options),
@@ -555,15 +763,15 @@ class GoodgeState:
             mask |= self._stash
         return set(_card_names(mask))
 
-    def observation(self, seat: int) -> dict[str, JSON]:
+    def observation(self, seat: int) -> GoodgeObservation:
         """All that `seat` may know now (see docs/rules/goodge.md for the keys)."""
         names = TABLE.cls.NAMES
         n = self.players
         over = self._phase == OVER
         goodge = self._goodge
         sees_stash = over or (self._picked_up and seat == goodge)
-        obs: dict[str, Any] = {
-            "game": SPEC.name,
+        obs: GoodgeObservation = {
+            "game": SPEC_NAME,
             "seat": seat,
             "players": n,
             "round": self._round,
@@ -597,7 +805,7 @@ class GoodgeState:
             "lead_suit": SUITS[self._lead_suit] if self._trick else None,
             "taken": list(self._taken),
             "tricks_won": list(self._tricks_won),
-            "last_round": None if self._last_round is None else dict(self._last_round),
+            "last_round": self.last_round,
         }
         return obs
 
@@ -606,17 +814,14 @@ def _list_text(actions: Sequence[Action]) -> str:
     return ", ".join(str(action) for action in actions) or "none"
 
 
-_CARD_INDEX: dict[str, int] = {name: card for card, name in enumerate(CARD_NAMES)}
-
-
 def _mask_of(names: Sequence[str]) -> int:
     mask = 0
     for name in names:
-        mask |= 1 << _CARD_INDEX[name]
+        mask |= 1 << CARD_INDEX[name]
     return mask
 
 
-def sample_deal(observation: Mapping[str, Any], rng: random.Random) -> dict[str, JSON]:
+def sample_deal(observation: GoodgeObservation, rng: random.Random) -> dict[str, JSON]:
     """Every card's place now, the ones `observation`'s seat cannot see drawn at random.
 
     Returns ``{"hands": [...], "stash": [...], "dealer": d}`` (see `games.sampling`):
@@ -636,12 +841,11 @@ def sample_deal(observation: Mapping[str, Any], rng: random.Random) -> dict[str,
     if observation["trick"]:
         tricks.append(observation["trick"])
     for cards in tricks:
-        first = _CARD_INDEX[cards[0][1]]
+        first = CARD_INDEX[cards[0][1]]
         known |= 1 << first
-        lead = trump if first == CROWN else SUIT_OF[first]
-        follow = SUIT_MASKS[lead] | (CROWN_BIT if lead == trump else 0)
+        follow = _follow_mask(lead_suit(first, trump), trump)
         for who, name in cards[1:]:
-            bit = 1 << _CARD_INDEX[name]
+            bit = 1 << CARD_INDEX[name]
             known |= bit
             if not bit & follow:
                 lacks[who] |= follow
@@ -672,7 +876,7 @@ def sample_deal(observation: Mapping[str, Any], rng: random.Random) -> dict[str,
 
 
 def state_from_observation(
-    observation: Mapping[str, Any], deal: Mapping[str, Any], seed: int = 0
+    observation: GoodgeObservation, deal: Mapping[str, Any], seed: int = 0
 ) -> GoodgeState:
     """The state at `observation`'s point of the round, cards placed as `deal` says.
 
@@ -690,11 +894,11 @@ def state_from_observation(
     state.scores = list(observation["scores"])
     state._round = observation["round"]
     last = observation["last_round"]
-    state._last_round = None if last is None else dict(last)
+    state._last_round = None if last is None else last.copy()
     state._dealer = observation["dealer"]
     state._start_round([_mask_of(hand) for hand in deal["hands"]], _mask_of(deal["stash"]))
     for trick in observation["tricks"]:
-        cards = [_CARD_INDEX[name] for _, name in trick["cards"]]
+        cards = [CARD_INDEX[name] for _, name in trick["cards"]]
         state._history.append((trick["leader"], cards, trick["winner"]))
         for card in cards:
             state._won[trick["winner"]] |= 1 << card
@@ -709,53 +913,21 @@ def state_from_observation(
     goodge = observation["goodge"]
     state._goodge = -1 if goodge is None else goodge
     state._picked_up = goodge is not None
-    if goodge is not None:
-        state._high_bid = observation["bid"]
+    bid = observation["bid"]
+    if bid is not None:  # set with the Goodge
+        state._high_bid = bid
     state._trump = SUITS.index(observation["trump"]) if observation["trump"] else -1
     trick_now = observation["trick"]
     if trick_now:
-        state._trick = [_CARD_INDEX[name] for _, name in trick_now]
+        state._trick = [CARD_INDEX[name] for _, name in trick_now]
         state._leader = trick_now[0][0]
-        lead = SUITS.index(observation["lead_suit"])
-        state._lead_suit = lead
-        state._follow = SUIT_MASKS[lead] | (CROWN_BIT if lead == state._trump else 0)
+        state._lead_suit = lead_suit(state._trick[0], state._trump)
+        state._follow = _follow_mask(state._lead_suit, state._trump)
     state._phase = PHASE_NAMES.index(observation["phase"])
-    state._turn = observation["to_act"]
+    to_act = observation["to_act"]
+    assert to_act is not None, "someone acts until the game is over"
+    state._turn = to_act
     return state
-
-
-def best_in_trick(cards: Sequence[int], trump: int, lead: int, strength: Sequence[int]) -> int:
-    """Index in `cards` (in play order) of the card that takes the trick.
-
-    The Crown wins; otherwise the highest trump; otherwise the highest card of
-    the lead suit (`strength` ranks cards within a suit, by `one_high`).
-    """
-    best = -1
-    best_at = 0
-    for i, card in enumerate(cards):
-        if card == CROWN:
-            return i
-        suit = SUIT_OF[card]
-        if suit == trump:
-            key = 20 + strength[card]
-        elif suit == lead:
-            key = strength[card]
-        else:
-            continue
-        if key > best:
-            best = key
-            best_at = i
-    return best_at
-
-
-def trick_winner(plays: Sequence[tuple[int, str]], trump: str | None, one_high: bool) -> int:
-    """The seat that takes a complete trick of `(seat, card id)` plays, in play order."""
-    cards = [CARD_NAMES.index(card) for _, card in plays]
-    trump_suit = SUITS.index(trump) if trump else -1
-    # A Crown led makes trump the lead suit.
-    lead = trump_suit if cards[0] == CROWN else SUIT_OF[cards[0]]
-    strength = STRENGTH_ONE_HIGH if one_high else STRENGTH_TEN_HIGH
-    return plays[best_in_trick(cards, trump_suit, lead, strength)][0]
 
 
 def new_game(
@@ -767,7 +939,7 @@ def new_game(
 
 
 SPEC = GameSpec(
-    name="goodge",
+    name=SPEC_NAME,
     title="The Goodge Rules",
     min_players=3,
     max_players=4,
@@ -783,7 +955,7 @@ SPEC = GameSpec(
             "dealer_50",
             "when every player passes: dealer_50 makes the dealer the Goodge at 50; "
             "redeal scores nothing and deals the next round",
-            choice_option("dealer_50", "redeal"),
+            choice_option(*ALL_PASS),
         ),
         OptionSpec(
             "max_rounds",
@@ -796,4 +968,6 @@ SPEC = GameSpec(
     higher_is_better=True,
     new_game=new_game,
     parse_action=TABLE.parse,
+    sample_deal=sample_deal,
+    state_from_observation=state_from_observation,
 )

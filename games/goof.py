@@ -42,7 +42,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import permutations
-from typing import cast
+from typing import Final, Literal, TypedDict
 
 from games.core import (
     JSON,
@@ -53,11 +53,15 @@ from games.core import (
     IllegalAction,
     OptionSpec,
     Result,
+    SeatEntry,
+    copy_state,
     int_option,
+    option_value,
     optional_int_option,
     rank_scores,
 )
 
+SPEC_NAME: Final = "goof"
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS = "SHDC"
 DECK = 52
@@ -74,7 +78,13 @@ CARD_IDS: tuple[str, ...] = tuple(
 )
 """The id of every card on the table, indexed by `owner * 52 + card`."""
 
-_CARD_BY_NAME = {name: card for card, name in enumerate(CARD_NAMES)}
+CARD_INDEX: dict[str, int] = {name: card for card, name in enumerate(CARD_NAMES)}
+"""The card number of each card name (`"AS"` -> 0, `"7H"` -> 19)."""
+SUIT_OF: tuple[int, ...] = tuple(card // 13 for card in range(DECK))
+"""Each card's suit, as an index into SUITS."""
+RANK_OF: tuple[int, ...] = tuple(card % 13 + 1 for card in range(DECK))
+"""Each card's rank: 1 for the Ace .. 13 for the King."""
+_ID_INDEX: dict[str, int] = {card_id: number for number, card_id in enumerate(CARD_IDS)}
 
 
 class GoofAction(Action):
@@ -101,6 +111,32 @@ _ONTO: tuple[tuple[Action, ...], ...] = tuple(
     TABLE.actions[card * _TARGETS + 1 : (card + 1) * _TARGETS] for card in range(DECK)
 )
 """`_ONTO[card][pile]`: play `card` onto the pile with that id."""
+
+
+def card_of_id(card_id: str) -> tuple[int, int]:
+    """The card and its owner of a card id on the table (`7H@2` -> (19, 2))."""
+    owner, card = divmod(_ID_INDEX[card_id], DECK)
+    return card, owner
+
+
+def play_of(action: Action | int | str) -> tuple[int, int | None] | None:
+    """The card and the target pile of a play; None for `turn` and `wait`.
+
+    `7H>p3` -> (19, 3); `AS>new` -> (0, None), as an Ace starts a new pile.
+    """
+    a = TABLE.coerce(action)
+    if a >= TURN:
+        return None
+    card, target = divmod(int(a), _TARGETS)
+    return card, None if target == 0 else target - 1
+
+
+STARTS_PILE: tuple[bool, ...] = tuple(card % 13 == 0 for card in range(DECK))
+"""Whether each card starts a new pile: only an Ace does, and an Ace goes nowhere else."""
+NEXT_IN_PILE: tuple[int | None, ...] = tuple(
+    None if card % 13 == KING else card + 1 for card in range(DECK)
+)
+"""The card that goes onto each card in a pile: the next rank of its suit (None on a King)."""
 
 
 def _goof_pile_option(value: object, players: int) -> object:
@@ -154,13 +190,104 @@ OPTIONS = (
 
 
 @dataclass(frozen=True)
+class GoofOptions:
+    """The rules options of one game, typed; `of` reads them from the resolved dict."""
+
+    goof_pile: int | tuple[int, ...]
+    """One goof-pile size for every seat, or one per seat."""
+    rounds: int
+    target_score: int | None
+    stall_limit: int
+    max_ticks: int
+
+    @classmethod
+    def of(cls, values: Mapping[str, object]) -> GoofOptions:
+        """The options of `values`, a dict from `SPEC.resolve_options`."""
+        sizes = values["goof_pile"]
+        return cls(
+            goof_pile=(
+                tuple(_pile_size(size) for size in sizes)
+                if isinstance(sizes, list)
+                else _pile_size(sizes)
+            ),
+            rounds=option_value(values, "rounds", int),
+            target_score=(
+                None
+                if values["target_score"] is None
+                else option_value(values, "target_score", int)
+            ),
+            stall_limit=option_value(values, "stall_limit", int),
+            max_ticks=option_value(values, "max_ticks", int),
+        )
+
+    def pile_sizes(self, players: int) -> list[int]:
+        """The goof-pile size of each seat."""
+        sizes = self.goof_pile
+        return list(sizes) if isinstance(sizes, tuple) else [sizes] * players
+
+
+EndReason = Literal["goof", "stall", "max_ticks"]
+
+
+@dataclass(frozen=True)
 class RoundEnd:
     """How a finished round ended: its scores, who called Goof, and why it stopped."""
 
     scores: tuple[int, ...]
     goof: int | None
-    reason: str
+    reason: EndReason
     """Why it ended: "goof", "stall" (after stall_limit one-unders) or "max_ticks"."""
+
+
+class GoofTableau(TypedDict):
+    """One seat's side of the table, as every seat sees it."""
+
+    seat: int
+    goof_pile: int
+    line: list[str]
+    stock: int
+    waste: int
+    waste_top: str | None
+    back_three: str | None
+    area_cards: int
+    full_pass: bool
+
+
+class GoofPile(TypedDict):
+    """A live pile in the area."""
+
+    id: int
+    suit: str
+    top: str
+    size: int
+
+
+class GoofPastRound(TypedDict):
+    """A finished round: its scores, who called Goof (None: nobody), why it ended."""
+
+    scores: list[int]
+    goof: int | None
+    end: EndReason
+
+
+class GoofObservation(TypedDict):
+    """The table as one seat sees it (docs/rules/goof.md describes every key)."""
+
+    game: Literal["goof"]
+    seat: int
+    players: int
+    round: int
+    dealer: int
+    scores: list[int]
+    phase: Literal["play", "over"]
+    tick: int
+    tableau: list[GoofTableau]
+    piles: list[GoofPile]
+    removed_piles: list[int]
+    one_unders: int
+    last_tick: list[SeatEntry]
+    """`[seat, action, took effect]` of the last tick, in resolution order."""
+    past_rounds: list[GoofPastRound]
 
 
 @cache
@@ -187,7 +314,7 @@ def _check_deal(deal: object, players: int) -> tuple[list[list[int]], int | None
             raise ValueError(f"the deck of seat {seat} must list 52 cards")
         cards = []
         for name in deck:
-            card = _CARD_BY_NAME.get(name) if isinstance(name, str) else None
+            card = CARD_INDEX.get(name) if isinstance(name, str) else None
             if card is None:
                 raise ValueError(f"the deck of seat {seat} has an unknown card {name!r}")
             cards.append(card)
@@ -225,14 +352,12 @@ class GoofState:
         self.seed = seed
         self.options: Mapping[str, object] = options
         self._rng = random.Random(seed)
-        size = options["goof_pile"]
-        self._sizes = (
-            cast(list[int], size) if isinstance(size, list) else [cast(int, size)] * players
-        )
-        self._rounds = cast(int, options["rounds"])
-        self._target = cast(int | None, options["target_score"])
-        self._stall_limit = cast(int, options["stall_limit"])
-        self._max_ticks = cast(int, options["max_ticks"])
+        rules = GoofOptions.of(options)
+        self._sizes = rules.pile_sizes(players)
+        self._rounds = rules.rounds
+        self._target = rules.target_score
+        self._stall_limit = rules.stall_limit
+        self._max_ticks = rules.max_ticks
         self._seats = tuple(range(players))
         self._seat_set = frozenset(self._seats)
         self._orders = _orders(players)
@@ -289,7 +414,7 @@ class GoofState:
         self._last: list[tuple[int, Action, bool]] = []
         self._legal: list[list[Action] | None] = [None] * self.players
 
-    def _end_round(self, goof: int | None, reason: str) -> None:
+    def _end_round(self, goof: int | None, reason: EndReason) -> None:
         scores = tuple(self._area[s] - 2 * len(self._goof[s]) for s in self._seats)
         for seat, score in enumerate(scores):
             self._scores[seat] += score
@@ -346,7 +471,7 @@ class GoofState:
                 onto = _ONTO[card]
                 for pile in piles:
                     legal.append(onto[pile])
-            elif card % 13 == 0:
+            elif STARTS_PILE[card]:
                 legal.append(_NEW[card])
         if waste or self._stock[seat]:
             legal.append(TURN)
@@ -411,19 +536,19 @@ class GoofState:
         return action
 
     def _why_illegal(self, seat: int, action: Action) -> str:
-        if action == TURN:
+        play = play_of(action)
+        if play is None:  # `turn`: `wait` is always legal
             return "its stock and waste are empty"
-        card, target = divmod(int(action), _TARGETS)
+        card, pile = play
         waste = self._waste[seat]
         back = self._back[seat]
         if card not in self._line[seat] and not (
             waste and (waste[-1] == card or (0 <= back < len(waste) - 1 and waste[back] == card))
         ):
             return f"{CARD_NAMES[card]} is not in its goof line, on its waste top or back three"
-        if target == 0:
+        if pile is None:
             return "only an Ace starts a new pile"
-        pile = target - 1
-        if card % 13 == 0:
+        if STARTS_PILE[card]:
             return "an Ace only starts a new pile"
         if pile >= len(self._piles) or not self._live[pile]:
             return f"there is no pile {pile} in the area"
@@ -479,11 +604,11 @@ class GoofState:
     def _play(self, seat: int, action: Action) -> bool:
         """Move a card to the area; False if its pile no longer takes it."""
         card, target = divmod(int(action), _TARGETS)
+        after = NEXT_IN_PILE[card]
         if target == 0:
             pile = len(self._piles)
             self._piles.append([seat * DECK + card])
             self._live.append(True)
-            self._waiting[card + 1].append(pile)
         else:
             pile = target - 1
             waiting = self._waiting[card]
@@ -491,15 +616,15 @@ class GoofState:
                 return False
             waiting.remove(pile)
             self._piles[pile].append(seat * DECK + card)
-            if card % 13 == KING:
-                self._complete.append(pile)
-                if len(self._complete) == 3:
-                    for done in self._complete:
-                        self._live[done] = False
-                    self._removed.extend(self._complete)
-                    self._complete = []
-            else:
-                self._waiting[card + 1].append(pile)
+        if after is not None:
+            self._waiting[after].append(pile)
+        else:
+            self._complete.append(pile)
+            if len(self._complete) == 3:
+                for done in self._complete:
+                    self._live[done] = False
+                self._removed.extend(self._complete)
+                self._complete = []
         self._area[seat] += 1
         line = self._line[seat]
         waste = self._waste[seat]
@@ -548,9 +673,9 @@ class GoofState:
         self._turned = [0] * self.players
         self._legal = [None] * self.players
 
-    def observation(self, seat: int) -> dict[str, JSON]:
+    def observation(self, seat: int) -> GoofObservation:
         """The table as `seat` sees it; everything face up is public to all."""
-        tableau = []
+        tableau: list[GoofTableau] = []
         for s in self._seats:
             waste = self._waste[s]
             back = self._back[s]
@@ -569,10 +694,10 @@ class GoofState:
                     "full_pass": self._turned[s] >= len(self._stock[s]) + len(waste),
                 }
             )
-        piles = [
+        piles: list[GoofPile] = [
             {
                 "id": pile,
-                "suit": SUITS[cards[-1] % DECK // 13],
+                "suit": SUITS[SUIT_OF[cards[-1] % DECK]],
                 "top": CARD_IDS[cards[-1]],
                 "size": len(cards),
             }
@@ -580,7 +705,7 @@ class GoofState:
             if self._live[pile]
         ]
         return {
-            "game": SPEC.name,
+            "game": SPEC_NAME,
             "seat": seat,
             "players": self.players,
             "round": self._round,
@@ -613,7 +738,7 @@ class GoofState:
         """Seed, options, deal and every tick as [seat, notation] pairs in resolution order."""
         names = GoofAction.NAMES
         return GameLog(
-            game=SPEC.name,
+            game=SPEC_NAME,
             players=self.players,
             seed=self.seed,
             options=dict(self.options),
@@ -635,6 +760,24 @@ class GoofState:
         ]
         zones["removed"] = [CARD_IDS[c] for pile in self._removed for c in self._piles[pile]]
         return zones
+
+    def clone(self, this_round_only: bool = False) -> GoofState:
+        """An independent copy with the same future (see `games.core.State.clone`).
+
+        The RNG is copied even for a round-only copy: every tick draws from it.
+        """
+        new = copy_state(self, with_rng=True)
+        # The per-seat and per-pile card lists are lists inside lists: each gets its own.
+        new._goof = [cards[:] for cards in self._goof]
+        new._line = [cards[:] for cards in self._line]
+        new._stock = [cards[:] for cards in self._stock]
+        new._waste = [cards[:] for cards in self._waste]
+        new._piles = [cards[:] for cards in self._piles]
+        new._waiting = [piles[:] for piles in self._waiting]
+        new._pending = dict(self._pending)
+        if this_round_only:
+            new._rounds = self._round
+        return new
 
     def hidden_cards(self, seat: int) -> set[str]:
         """Face-down cards (goof piles, stocks) and waste cards covered by others.
@@ -664,7 +807,7 @@ def new_game(
 
 
 SPEC = GameSpec(
-    name="goof",
+    name=SPEC_NAME,
     title="Game of Goof",
     min_players=2,
     max_players=MAX_PLAYERS,

@@ -21,6 +21,8 @@ import orjson
 import games
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import cards_pb2 as cards
+from games import golden10, goodge, goof
+from games.core import SeatEntry
 from ladder.fairness import parse_seed
 from ladder.records import (
     Forfeit,
@@ -56,7 +58,6 @@ GOOF_SUITS = {
     "D": cards.GOOF_SUIT_DIAMONDS,
     "C": cards.GOOF_SUIT_CLUBS,
 }
-GOOF_RANKS = {"A": 1, "J": 11, "Q": 12, "K": 13}
 
 
 def registration_problem(name: str, version: str, game_names: list[str]) -> str | None:
@@ -85,25 +86,36 @@ def registration_problem(name: str, version: str, game_names: list[str]) -> str 
 @cache
 def goodge_card(text: str) -> cards.GoodgeCard:
     """A Goodge card from its notation (`10S`, `CR`)."""
-    if text == "CR":
+    card = goodge.CARD_INDEX[text]
+    if card == goodge.CROWN:
         return cards.GoodgeCard(crown=True, text=text)
-    return cards.GoodgeCard(suit=GOODGE_SUITS[text[-1]], rank=int(text[:-1]), text=text)
+    suit = GOODGE_SUITS[goodge.SUITS[goodge.SUIT_OF[card]]]
+    return cards.GoodgeCard(suit=suit, rank=goodge.RANK_OF[card], text=text)
 
 
 @cache
 def golden10_card(text: str) -> cards.Golden10Card:
     """A Golden 10 card from its notation (`14R`)."""
-    return cards.Golden10Card(colour=GOLDEN10_COLOURS[text[-1]], rank=int(text[:-1]), text=text)
+    card = golden10.TABLE.parse(text)
+    colour = GOLDEN10_COLOURS[golden10.COLOURS[golden10.COLOUR_OF[card]]]
+    return cards.Golden10Card(colour=colour, rank=golden10.RANK_OF[card], text=text)
 
 
 @cache
-def goof_card(text: str, owner: int | None = None) -> cards.GoofCard:
-    """A Goof card from `7H@2` (or `7H` and its owner)."""
-    face, _, owned = text.partition("@")
-    seat = int(owned) if owned else owner
-    assert seat is not None, "a Goof card needs its owner"
-    rank = GOOF_RANKS.get(face[:-1]) or int(face[:-1])
-    return cards.GoofCard(suit=GOOF_SUITS[face[-1]], rank=rank, owner=seat, text=f"{face}@{seat}")
+def goof_card(card: int, owner: int) -> cards.GoofCard:
+    """A Goof card: the engine's card number `card` from the deck of seat `owner`."""
+    return cards.GoofCard(
+        suit=GOOF_SUITS[goof.SUITS[goof.SUIT_OF[card]]],
+        rank=goof.RANK_OF[card],
+        owner=owner,
+        text=goof.CARD_IDS[owner * goof.DECK + card],
+    )
+
+
+@cache
+def goof_table_card(card_id: str) -> cards.GoofCard:
+    """A Goof card from its id on the table (`7H@2`)."""
+    return goof_card(*goof.card_of_id(card_id))
 
 
 @cache
@@ -118,35 +130,55 @@ def golden10_play(seat: int, text: str) -> cards.Golden10Play:
     return cards.Golden10Play(seat=seat, card=golden10_card(text))
 
 
-def _optional_goof_card(text: str | None) -> cards.GoofCard | None:
-    return goof_card(text) if text else None
+def _optional_goof_card(card_id: str | None) -> cards.GoofCard | None:
+    return goof_table_card(card_id) if card_id else None
 
 
 # Actions
 
 
+def _goodge_action(text: str, seat: int) -> cards.Action:
+    action = goodge.TABLE.parse(text)
+    if action == goodge.PASS:
+        return cards.Action(text=text, goodge=cards.GoodgeAction(pass_bid=True))
+    bid = goodge.bid_value(action)
+    if bid is not None:
+        return cards.Action(text=text, goodge=cards.GoodgeAction(bid=bid))
+    trump = goodge.named_trump(action)
+    if trump is not None:
+        return cards.Action(text=text, goodge=cards.GoodgeAction(trump=GOODGE_SUITS[trump]))
+    return cards.Action(text=text, goodge=cards.GoodgeAction(card=goodge_card(text)))
+
+
+def _golden10_action(text: str, seat: int) -> cards.Action:
+    return cards.Action(text=text, golden10=cards.Golden10Action(card=golden10_card(text)))
+
+
+def _goof_action(text: str, seat: int) -> cards.Action:
+    play = goof.play_of(text)
+    if play is None:
+        if goof.TABLE.parse(text) == goof.TURN:
+            return cards.Action(text=text, goof=cards.GoofAction(turn=True))
+        return cards.Action(text=text, goof=cards.GoofAction(wait=True))
+    card, pile = play
+    message = cards.GoofPlay(card=goof_card(card, seat), new_pile=pile is None)
+    if pile is not None:
+        message.pile = pile
+    return cards.Action(text=text, goof=cards.GoofAction(play=message))
+
+
+_ACTIONS: dict[str, Callable[[str, int], cards.Action]] = {
+    goodge.SPEC_NAME: _goodge_action,
+    golden10.SPEC_NAME: _golden10_action,
+    goof.SPEC_NAME: _goof_action,
+}
+"""Per game, the typed action for a notation played by a seat."""
+
+
 @cache
 def action_message(game: str, text: str, seat: int) -> cards.Action:
     """The typed action for notation `text`, played by `seat`."""
-    if game == "goodge":
-        if text == "pass":
-            return cards.Action(text=text, goodge=cards.GoodgeAction(pass_bid=True))
-        if text.startswith("bid:"):
-            return cards.Action(text=text, goodge=cards.GoodgeAction(bid=int(text[4:])))
-        if text.startswith("trump:"):
-            return cards.Action(text=text, goodge=cards.GoodgeAction(trump=GOODGE_SUITS[text[6:]]))
-        return cards.Action(text=text, goodge=cards.GoodgeAction(card=goodge_card(text)))
-    if game == "golden10":
-        return cards.Action(text=text, golden10=cards.Golden10Action(card=golden10_card(text)))
-    if text == "turn":
-        return cards.Action(text=text, goof=cards.GoofAction(turn=True))
-    if text == "wait":
-        return cards.Action(text=text, goof=cards.GoofAction(wait=True))
-    face, _, target = text.partition(">")
-    play = cards.GoofPlay(card=goof_card(face, seat), new_pile=target == "new")
-    if target != "new":
-        play.pile = int(target[1:])
-    return cards.Action(text=text, goof=cards.GoofAction(play=play))
+    return _ACTIONS[game](text, seat)
 
 
 def action_text(action: cards.Action) -> str:
@@ -174,10 +206,10 @@ def action_text(action: cards.Action) -> str:
             return str(goof_kind)
         if goof_kind == "play":
             play = action.goof.play
-            names = {rank: face for face, rank in GOOF_RANKS.items()}
-            face = names.get(play.card.rank, str(play.card.rank)) + _letter(
-                GOOF_SUITS, play.card.suit
-            )
+            rank = play.card.rank
+            # Any number comes back as text, for the referee to refuse with it in the message.
+            face = goof.RANKS[rank - 1] if 1 <= rank <= len(goof.RANKS) else str(rank)
+            face += _letter(GOOF_SUITS, play.card.suit)
             return f"{face}>new" if play.new_pile else f"{face}>p{play.pile}"
     return ""
 
@@ -193,7 +225,7 @@ def _letter(table: Mapping[str, int], value: int) -> str:
 
 
 def _goodge_trick(
-    trick: dict[str, Any] | None, plays: Sequence[Sequence[Any]], leader: int
+    trick: goodge.GoodgeTrick | None, plays: Sequence[SeatEntry], leader: int
 ) -> cards.GoodgeTrick:
     return cards.GoodgeTrick(
         leader=leader,
@@ -203,7 +235,7 @@ def _goodge_trick(
     )
 
 
-def goodge_observation(obs: dict[str, Any]) -> cards.GoodgeObservation:
+def goodge_observation(obs: goodge.GoodgeObservation) -> cards.GoodgeObservation:
     """The typed form of a Goodge observation."""
     current = obs["trick"]
     return cards.GoodgeObservation(
@@ -211,7 +243,7 @@ def goodge_observation(obs: dict[str, Any]) -> cards.GoodgeObservation:
         hand=[goodge_card(card) for card in obs["hand"]],
         hand_sizes=obs["hand_sizes"],
         bids=[
-            cards.GoodgeBid(seat=seat, bid=0 if bid == "pass" else int(bid[4:]))
+            cards.GoodgeBid(seat=seat, bid=goodge.bid_value(bid) or 0)  # a pass: 0
             for seat, bid in obs["bids"]
         ],
         passed=obs["passed"],
@@ -225,16 +257,16 @@ def goodge_observation(obs: dict[str, Any]) -> cards.GoodgeObservation:
         stash_known=obs["stash"] is not None,
         tricks=[_goodge_trick(trick, trick["cards"], trick["leader"]) for trick in obs["tricks"]],
         trick=_goodge_trick(None, current, current[0][0] if current else -1),
-        lead_suit=GOODGE_SUITS.get(obs["lead_suit"], cards.GOODGE_SUIT_UNSPECIFIED),
+        lead_suit=GOODGE_SUITS[obs["lead_suit"]]
+        if obs["lead_suit"]
+        else cards.GOODGE_SUIT_UNSPECIFIED,
         taken=obs["taken"],
         tricks_won=obs["tricks_won"],
         target=obs["target"],
     )
 
 
-def _golden10_trick(
-    plays: Sequence[Sequence[Any]], leader: int, winner: int
-) -> cards.Golden10Trick:
+def _golden10_trick(plays: Sequence[SeatEntry], leader: int, winner: int) -> cards.Golden10Trick:
     return cards.Golden10Trick(
         leader=leader,
         plays=[golden10_play(seat, card) for seat, card in plays],
@@ -242,7 +274,7 @@ def _golden10_trick(
     )
 
 
-def golden10_observation(obs: dict[str, Any]) -> cards.Golden10Observation:
+def golden10_observation(obs: golden10.Golden10Observation) -> cards.Golden10Observation:
     """The typed form of a Golden 10 observation."""
     current = obs["trick"]
     return cards.Golden10Observation(
@@ -263,7 +295,7 @@ def golden10_observation(obs: dict[str, Any]) -> cards.Golden10Observation:
     )
 
 
-def goof_observation(obs: dict[str, Any]) -> cards.GoofObservation:
+def goof_observation(obs: goof.GoofObservation) -> cards.GoofObservation:
     """The typed form of a Goof observation."""
     return cards.GoofObservation(
         phase=obs["phase"],
@@ -272,7 +304,7 @@ def goof_observation(obs: dict[str, Any]) -> cards.GoofObservation:
             cards.GoofTableau(
                 seat=row["seat"],
                 goof_pile=row["goof_pile"],
-                line=[goof_card(card) for card in row["line"]],
+                line=[goof_table_card(card) for card in row["line"]],
                 stock=row["stock"],
                 waste=row["waste"],
                 waste_top=_optional_goof_card(row["waste_top"]),
@@ -286,7 +318,7 @@ def goof_observation(obs: dict[str, Any]) -> cards.GoofObservation:
             cards.GoofPile(
                 id=pile["id"],
                 suit=GOOF_SUITS[pile["suit"]],
-                top=goof_card(pile["top"]),
+                top=goof_table_card(pile["top"]),
                 size=pile["size"],
             )
             for pile in obs["piles"]
@@ -300,11 +332,12 @@ def goof_observation(obs: dict[str, Any]) -> cards.GoofObservation:
     )
 
 
-_OBSERVATIONS: dict[str, Callable[[dict[str, Any]], Any]] = {
-    "goodge": goodge_observation,
-    "golden10": golden10_observation,
-    "goof": goof_observation,
+_OBSERVATIONS: dict[str, Callable[[Any], Any]] = {
+    goodge.SPEC_NAME: goodge_observation,
+    golden10.SPEC_NAME: golden10_observation,
+    goof.SPEC_NAME: goof_observation,
 }
+"""Per game, the typed message of its observation (the engine's TypedDict)."""
 
 
 def observation_message(obs: dict[str, Any]) -> cards.Observation:

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import random
+from collections.abc import Callable
+
+import games
 from bots.base import Bot, Turn
 from bots.rules import golden10, goodge, goof
 
-_BY_GAME = {"goodge": goodge.choose, "golden10": golden10.choose, "goof": goof.choose}
+CHOOSERS: dict[str, Callable[[Turn, random.Random], str]] = {
+    games.goodge.SPEC_NAME: goodge.choose,
+    games.golden10.SPEC_NAME: golden10.choose,
+    games.goof.SPEC_NAME: goof.choose,
+}
+"""Per game, by its name: the function that picks the bot's action."""
 
 
 class RulesBot(Bot):
@@ -14,4 +23,4 @@ class RulesBot(Bot):
     name = "rules"
 
     def act(self, turn: Turn) -> str:
-        return _BY_GAME[turn.game](turn, self.rng)
+        return CHOOSERS[turn.game](turn, self.rng)

@@ -19,43 +19,53 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import cast
 
 from bots.base import Turn
+from games import golden10
+from games.golden10 import Golden10Observation
 
-_RED = "R"
-_YELLOW = "Y"
+_RED = golden10.COLOURS[0]
+"""The colour whose cards cost points."""
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class _Card:
-    """A card read from its notation, e.g. ``"10Y"`` is rank 10, colour Y."""
+    """A card read from its notation by the engine, e.g. ``"10Y"`` is rank 10, colour Y."""
 
-    rank: int
-    colour: str
+    number: int
+    """The engine's card number."""
+
+    @property
+    def rank(self) -> int:
+        return golden10.RANK_OF[self.number]
+
+    @property
+    def colour(self) -> str:
+        return golden10.COLOURS[golden10.COLOUR_OF[self.number]]
 
     @property
     def name(self) -> str:
-        return f"{self.rank}{self.colour}"
+        return str(golden10.CARDS[self.number])
 
     @property
     def points(self) -> int:
         """Red points: 1 per red card, 5 for the red 5, 10 for the red 10."""
-        if self.colour != _RED:
-            return 0
-        return self.rank if self.rank in (5, 10) else 1
+        return golden10.CARD_POINTS[self.number]
 
 
-_DECK = frozenset(_Card(rank, colour) for colour in "RYBG" for rank in range(1, 15))
-_YELLOW_10 = _Card(10, _YELLOW)
+_DECK = frozenset(_Card(number) for number in range(golden10.DECK_SIZE))
+_YELLOW_10 = _Card(golden10.YELLOW_10)
 
 
 def _read(name: str) -> _Card:
-    return _Card(int(name[:-1]), name[-1])
+    return _Card(golden10.TABLE.parse(name))
 
 
 def choose(turn: Turn, rng: random.Random) -> str:
     """The card to play, one of `turn.legal` (deterministic: `rng` is not needed)."""
-    observation = turn.observation
+    # The engine (or the referee, from it) built the observation: the game's own type.
+    observation = cast(Golden10Observation, turn.observation)
     legal = [_read(name) for name in turn.legal]
     trick = [(seat, _read(name)) for seat, name in observation["trick"]]
     seen = {_read(name) for name in observation["hand"]}
@@ -85,7 +95,7 @@ def _lead(legal: list[_Card], unseen: frozenset[_Card]) -> _Card:
 def _follow(
     legal: list[_Card], trick: list[_Card], led: str, last: bool, unseen: frozenset[_Card]
 ) -> _Card:
-    best = max(card.rank for card in trick if card.colour == led)
+    best = trick[golden10.best_in_trick([card.number for card in trick])].rank
     points = sum(card.points for card in trick)
     below = [card for card in legal if card.rank < best]
     above = [card for card in legal if card.rank > best]

@@ -18,14 +18,12 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import cast
 
 from bots.base import Turn
+from games import goodge
+from games.goodge import SUITS, GoodgeObservation, GoodgeOptions
 
-SUITS = "SDRHC"
-CROWN = "CR"
-POINTS = {1: 20, 5: 15, 10: 10}
-CROWN_POINTS = 25
 # Points a Goodge takes, fitted by least squares on forced-Goodge rounds among rules
 # bots (3 and 4 players): a base, plus per Crown, trump, trump point and side top card.
 BASE = 25.0
@@ -40,37 +38,50 @@ MARGIN = 25
 
 @dataclass(frozen=True)
 class Card:
-    """A card read from its notation; the Crown has suit '' and rank 0."""
+    """A card read from its notation by the engine; the Crown has suit ''."""
 
     name: str
     suit: str
-    rank: int
+    number: int
+    """The engine's card number, for its tables."""
 
     @property
     def points(self) -> int:
         """What the card scores."""
-        return CROWN_POINTS if self.suit == "" else POINTS.get(self.rank, 0)
+        return goodge.POINTS[self.number]
 
 
 def card(name: str) -> Card:
-    """Parse `1S` .. `10C` or `CR`."""
-    if name == CROWN:
-        return Card(name, "", 0)
-    return Card(name, name[-1], int(name[:-1]))
+    """Read `1S` .. `10C` or `CR`."""
+    number = goodge.CARD_INDEX[name]
+    suit = "" if number == goodge.CROWN else SUITS[goodge.SUIT_OF[number]]
+    return Card(name, suit, number)
+
+
+_DECK = [card(name) for name in goodge.CARD_NAMES]
+_SUIT_CARDS = {suit: [c for c in _DECK if c.suit == suit] for suit in SUITS}
+_CROWN = _DECK[goodge.CROWN]
+
+
+def _suit_letter(suit: int) -> str | None:
+    """The letter of an engine suit number; None for none (-1, before trump is named)."""
+    return SUITS[suit] if suit >= 0 else None
 
 
 class Knowledge:
     """What one seat knows about the cards in a round, and how cards compare."""
 
-    def __init__(self, observation: dict[str, Any]) -> None:
-        self.one_high = bool(observation["options"]["one_high"])
+    def __init__(self, observation: GoodgeObservation) -> None:
+        self.one_high = GoodgeOptions.of(observation["options"]).one_high
+        self.strengths = goodge.strength_table(self.one_high)
         self.hand = [card(name) for name in observation["hand"]]
         self.trump: str | None = observation["trump"]
+        self.trump_suit = SUITS.index(self.trump) if self.trump else -1
         played: set[str] = set(observation["hand"])
         self.suit_leads = dict.fromkeys(SUITS, 0)
         for trick in observation["tricks"]:
             first = card(trick["cards"][0][1])
-            led = first.suit or self.trump or ""
+            led = _suit_letter(goodge.lead_suit(first.number, self.trump_suit)) or ""
             self.suit_leads[led] = self.suit_leads.get(led, 0) + 1
             played.update(name for _, name in trick["cards"])
         played.update(name for _, name in observation["trick"])
@@ -78,10 +89,8 @@ class Knowledge:
         self.seen = played
 
     def strength(self, c: Card) -> int:
-        """Order inside a suit, higher wins."""
-        if self.one_high and c.rank == 1:
-            return 11
-        return c.rank
+        """Order inside a suit, higher wins (the engine's, by `one_high`)."""
+        return self.strengths[c.number]
 
     def power(self, c: Card) -> int:
         """Overall worth as a trick winner: the Crown, then trumps, then the rest."""
@@ -96,8 +105,8 @@ class Knowledge:
         mine = self.strength(c)
         return sum(
             1
-            for rank in range(1, 11)
-            if f"{rank}{c.suit}" not in self.seen and self.strength(Card("", c.suit, rank)) > mine
+            for other in _SUIT_CARDS[c.suit]
+            if other.name not in self.seen and self.strength(other) > mine
         )
 
     def is_master(self, c: Card) -> bool:
@@ -108,22 +117,24 @@ class Knowledge:
         """Trumps (with the Crown) that others may still hold."""
         if self.trump is None:
             return 0
-        count = sum(1 for rank in range(1, 11) if f"{rank}{self.trump}" not in self.seen)
-        return count + (CROWN not in self.seen)
+        count = sum(1 for c in _SUIT_CARDS[self.trump] if c.name not in self.seen)
+        return count + (_CROWN.name not in self.seen)
 
 
 def estimate(cards: Iterable[Card], trump: str, one_high: bool) -> float:
     """The points a hand is expected to take as Goodge with `trump`."""
-    top = 1 if one_high else 10
+    strength = goodge.strength_table(one_high)
+    top = max(strength)
     value = BASE
     for c in cards:
         if c.suit == "":
             value += PER_CROWN
         elif c.suit == trump:
-            # The small rank term only breaks ties between suits of equal length.
-            order = 11 if one_high and c.rank == 1 else c.rank
+            # The small term only breaks ties between suits of equal length. It was fitted
+            # on the rank with a high 1 as 11: the strength, plus one when the 1 is high.
+            order = strength[c.number] + one_high
             value += PER_TRUMP + PER_TRUMP_POINT * c.points + 0.1 * order
-        elif c.rank == top:
+        elif strength[c.number] == top:
             value += PER_SIDE_TOP
     return value
 
@@ -136,27 +147,28 @@ def best_trump(cards: list[Card], one_high: bool) -> tuple[str, float]:
 
 def choose(turn: Turn, rng: random.Random) -> str:
     """Pick one of `turn.legal` for a Goodge turn."""
-    obs = turn.observation
+    # The engine (or the referee, from it) built the observation: the game's own type.
+    obs = cast(GoodgeObservation, turn.observation)
     phase = obs["phase"]
     if len(turn.legal) == 1:
         return turn.legal[0]
     if phase == "bid":
-        return _bid(turn)
+        return _bid(turn, obs)
     know = Knowledge(obs)
     if phase == "discard":
         return _discard(turn, know)
     if phase == "trump":
-        return "trump:" + best_trump(know.hand, know.one_high)[0]
-    return _play(turn, know)
+        trump, _ = best_trump(know.hand, know.one_high)
+        return next(name for name in turn.legal if goodge.named_trump(name) == trump)
+    return _play(turn, obs, know)
 
 
-def _bid(turn: Turn) -> str:
-    obs = turn.observation
+def _bid(turn: Turn, obs: GoodgeObservation) -> str:
     cards = [card(name) for name in obs["hand"]]
-    _, estimate = best_trump(cards, bool(obs["options"]["one_high"]))
-    bids = [int(name.split(":")[1]) for name in turn.legal if name.startswith("bid:")]
-    if bids and bids[0] <= estimate - MARGIN:
-        return f"bid:{bids[0]}"
+    _, estimate = best_trump(cards, GoodgeOptions.of(obs["options"]).one_high)
+    bids = [(value, name) for name in turn.legal if (value := goodge.bid_value(name)) is not None]
+    if bids and bids[0][0] <= estimate - MARGIN:
+        return bids[0][1]
     return "pass"
 
 
@@ -174,12 +186,11 @@ def _discard(turn: Turn, know: Knowledge) -> str:
     return min((card(name) for name in turn.legal), key=lambda c: (keep(c), c.name)).name
 
 
-def _play(turn: Turn, know: Knowledge) -> str:
-    obs = turn.observation
+def _play(turn: Turn, obs: GoodgeObservation, know: Knowledge) -> str:
     legal = [card(name) for name in turn.legal]
     if not obs["trick"]:
         return _lead(legal, know, obs["goodge"] == turn.seat).name
-    return _follow(turn, legal, know).name
+    return _follow(turn, obs, legal, know).name
 
 
 def _lead(legal: list[Card], know: Knowledge, goodge: bool) -> Card:
@@ -200,27 +211,15 @@ def _lead(legal: list[Card], know: Knowledge, goodge: bool) -> Card:
     return min(pool, key=lambda c: (c.points > 0, -length.get(c.suit, 0), know.power(c), c.name))
 
 
-def _follow(turn: Turn, legal: list[Card], know: Knowledge) -> Card:
-    obs = turn.observation
+def _follow(turn: Turn, obs: GoodgeObservation, legal: list[Card], know: Knowledge) -> Card:
     table = [card(name) for _, name in obs["trick"]]
-    lead = know.trump if table[0].suit == "" else table[0].suit
+    lead_suit = goodge.lead_suit(table[0].number, know.trump_suit)
+    lead = _suit_letter(lead_suit)
     table_points = sum(c.points for c in table)
     last = len(table) == turn.players - 1
-
-    def beats(c: Card, other: Card) -> bool:
-        if other.suit == "":
-            return False
-        if c.suit == "":
-            return True
-        if c.suit == other.suit:
-            return know.strength(c) > know.strength(other)
-        return c.suit == know.trump
-
-    winning = table[0]
-    for c in table[1:]:
-        if beats(c, winning):
-            winning = c
-    winners = [c for c in legal if beats(c, winning)]
+    power = goodge.power_table(know.trump_suit, lead_suit, know.one_high)
+    winning = table[goodge.best_in_trick([c.number for c in table], power)]
+    winners = [c for c in legal if power[c.number] > power[winning.number]]
     dump = min(
         legal, key=lambda c: (c.points, c.suit in ("", know.trump), know.strength(c), c.name)
     )

@@ -13,22 +13,28 @@ bot do not always aim at the same pile.
 from __future__ import annotations
 
 import random
+from typing import cast
 
 from bots.base import Turn
+from games import goof
+from games.goof import GoofObservation
 
 
 def choose(turn: Turn, rng: random.Random) -> str:
     """The action for this tick, from the observation and the legal notations."""
-    me = turn.observation["tableau"][turn.seat]
+    # The engine (or the referee, from it) built the observation: the game's own type.
+    me = cast(GoofObservation, turn.observation)["tableau"][turn.seat]
     # Card ids carry the owner ("7H@2"); actions name the card alone ("7H>p3").
-    line = {card.partition("@")[0] for card in me["line"]}
-    tiers: list[set[str]] = [line]
-    for key in ("waste_top", "back_three"):
-        if me[key] is not None:
-            tiers.append({me[key].partition("@")[0]})
-    plays = [action for action in turn.legal if ">" in action]
+    line = {goof.card_of_id(card)[0] for card in me["line"]}
+    tiers: list[set[int]] = [line]
+    for top in (me["waste_top"], me["back_three"]):
+        if top is not None:
+            tiers.append({goof.card_of_id(top)[0]})
+    plays = [
+        (action, play[0]) for action in turn.legal if (play := goof.play_of(action)) is not None
+    ]
     for cards in tiers:
-        fitting = [action for action in plays if action.partition(">")[0] in cards]
+        fitting = [action for action, card in plays if card in cards]
         if fitting:
             return rng.choice(fitting)
     return "turn" if "turn" in turn.legal else "wait"

@@ -11,16 +11,19 @@ deal)`; a frame is taken at each point worth showing:
 
 Only for finished games: every card is shown face up, so this must never
 run on a game still being played.
+
+Each game has its renderer in `RENDERERS`, by the game's name; a test checks
+that every game of `games.names()` has one.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import games
-from games import golden10, goodge
+from games import golden10, goodge, goof
 from ladder.web.schemas import BotRefOut, FrameOut, PlayOut, SeatOut, ZoneOut
 
 MAX_TICK_FRAMES = 500
@@ -35,6 +38,8 @@ class Frames:
         self.seats = seats
         self.frames: list[FrameOut] = []
         self.move = 0
+        self.sampled = False
+        """True when only some of the ticks got a frame (Goof)."""
 
     def who(self, seat: int) -> str:
         """`seat 2 (alice)`."""
@@ -92,37 +97,26 @@ def build_frames(log: Mapping[str, Any], seats: Sequence[BotRefOut]) -> tuple[li
     players = int(log["players"])
     if len(seats) != players:
         raise ValueError(f"the log has {players} seats but the replay names {len(seats)}")
-    state = spec.new_game(players, int(log["seed"]), log.get("options"), log.get("deal"))
-    moves: list[Any] = list(log["moves"])
-    frames = Frames(state, seats)
-    sampled = False
-    if spec.name == "goodge":
-        _goodge(frames, moves)
-    elif spec.name == "golden10":
-        _golden10(frames, moves)
-    elif isinstance(state, games.TickState):
-        sampled = _goof(frames, state, moves)
-    else:  # pragma: no cover - every game is one of the three
+    render = RENDERERS.get(spec.name)
+    if render is None:
         raise ValueError(f"no replay viewer for {spec.name}")
+    state = spec.new_game(players, int(log["seed"]), log.get("options"), log.get("deal"))
+    frames = Frames(state, seats)
+    render(frames, list(log["moves"]))
     if not state.is_over():
         raise ValueError("the log ends before the game does")
-    return frames.frames, sampled
+    return frames.frames, frames.sampled
 
 
 # The Goodge Rules ---------------------------------------------------------------
 
 _SUIT_NAMES = dict(zip(goodge.SUITS, goodge.SUIT_NAMES, strict=True))
-_GOODGE_CARD = {name: number for number, name in enumerate(goodge.CARD_NAMES)}
-
-
-def _goodge_points(cards: Sequence[str]) -> int:
-    return sum(goodge.POINTS[_GOODGE_CARD[card]] for card in cards)
 
 
 def _goodge_view(
     frames: Frames,
     zones: Mapping[str, list[str]],
-    obs: Mapping[str, Any],
+    obs: goodge.GoodgeObservation,
     minus: tuple[int, str] | None = None,
 ) -> tuple[list[SeatOut], list[ZoneOut], dict[str, str]]:
     """Seats, table and info of a Goodge state (`minus`: a card just played from a hand)."""
@@ -157,19 +151,22 @@ def _goodge_view(
 
 
 def _goodge_action(text: str) -> str:
-    if text == "pass":
+    bid = goodge.bid_value(text)
+    if bid is not None:
+        return f"bids {bid}"
+    trump = goodge.named_trump(text)
+    if trump is not None:
+        return f"names {_SUIT_NAMES[trump]} trump"
+    if goodge.TABLE.parse(text) == goodge.PASS:
         return "passes"
-    if text.startswith("bid:"):
-        return f"bids {text[4:]}"
-    if text.startswith("trump:"):
-        return f"names {_SUIT_NAMES[text[6:]]} trump"
     return f"discards {text}"
 
 
 def _goodge(frames: Frames, moves: list[Any]) -> None:
     state = frames.state
+    assert isinstance(state, goodge.GoodgeState)
     n = state.players
-    one_high = bool(state.options["one_high"])
+    one_high = goodge.GoodgeOptions.of(state.options).one_high
     obs = state.observation(0)
     frames.add(
         kind="deal",
@@ -192,7 +189,7 @@ def _goodge(frames: Frames, moves: list[Any]) -> None:
             state.apply(seat, text)
             frames.move += 1
             winner = goodge.trick_winner(trick, before["trump"], one_high)
-            points = _goodge_points([card for _, card in trick])
+            points = sum(goodge.card_points(card) for _, card in trick)
             number = len(before["tricks"]) + 1
             seats, table, info = _goodge_view(frames, zones, before, minus=(seat, text))
             frames.add(
@@ -214,7 +211,7 @@ def _goodge(frames: Frames, moves: list[Any]) -> None:
             frames.move += 1
             after = state.observation(0)
             if state.round == round_before and not state.is_over():
-                kind = str(before["phase"])
+                kind = before["phase"]
                 frames.add(
                     kind=kind,
                     title=f"Round {round_before}: {'bidding' if kind == 'bid' else kind}",
@@ -229,9 +226,11 @@ def _goodge(frames: Frames, moves: list[Any]) -> None:
 
 def _goodge_round(frames: Frames, number: int) -> None:
     state = frames.state
+    assert isinstance(state, goodge.GoodgeState)
     obs = state.observation(0)
-    last = obs["last_round"] or {}
-    if last.get("redeal"):
+    last = obs["last_round"]
+    assert last is not None, "a round was just scored"
+    if last["redeal"]:
         text = "everyone passed: nobody scores"
     else:
         goodge_seat = last["goodge"]
@@ -268,7 +267,7 @@ def _parts(
 def _golden10_view(
     frames: Frames,
     zones: Mapping[str, list[str]],
-    obs: Mapping[str, Any],
+    obs: golden10.Golden10Observation,
     minus: tuple[int, str] | None = None,
 ) -> tuple[list[SeatOut], list[ZoneOut], dict[str, str]]:
     seats = []
@@ -293,6 +292,7 @@ def _golden10_view(
 
 def _golden10(frames: Frames, moves: list[Any]) -> None:
     state = frames.state
+    assert isinstance(state, golden10.Golden10State)
     n = state.players
     obs = state.observation(0)
     frames.add(
@@ -330,7 +330,8 @@ def _golden10(frames: Frames, moves: list[Any]) -> None:
         trick = []
         if state.round != round_before or state.is_over():
             obs = state.observation(0)
-            last = obs["last_round"] or {}
+            last = obs["last_round"]
+            assert last is not None, "a round was just scored"
             over = state.is_over()
             seats, table, info = _golden10_view(frames, state.zones(), obs)
             info["scores"] = " / ".join(str(s) for s in obs["scores"])
@@ -351,7 +352,7 @@ def _golden10(frames: Frames, moves: list[Any]) -> None:
 
 
 def _goof_view(
-    frames: Frames, state: games.State
+    frames: Frames, state: goof.GoofState
 ) -> tuple[list[SeatOut], list[ZoneOut], dict[str, str]]:
     obs = state.observation(0)
     zones = state.zones()
@@ -383,7 +384,9 @@ def _goof_view(
     return seats, table, info
 
 
-def _goof(frames: Frames, state: games.TickState, ticks: list[Any]) -> bool:
+def _goof(frames: Frames, ticks: list[Any]) -> None:
+    state = frames.state
+    assert isinstance(state, goof.GoofState)
     stride = max(1, math.ceil(len(ticks) / MAX_TICK_FRAMES))
     frames.add(
         kind="deal",
@@ -441,4 +444,12 @@ def _goof(frames: Frames, state: games.TickState, ticks: list[Any]) -> bool:
             info=info,
             round_=round_before,
         )
-    return stride > 1
+    frames.sampled = stride > 1
+
+
+RENDERERS: dict[str, Callable[[Frames, list[Any]], None]] = {
+    goodge.SPEC_NAME: _goodge,
+    golden10.SPEC_NAME: _golden10,
+    goof.SPEC_NAME: _goof,
+}
+"""Per game, what adds the frames of a whole game (the log's moves) to `Frames`."""

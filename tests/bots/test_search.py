@@ -11,7 +11,8 @@ import pytest
 import bots
 import games
 from bots.local import play_game, turn_for
-from bots.search import BUDGET_ENV, SearchBot, _goodge_decides, _standing
+from bots.search import BUDGET_ENV, SearchBot, _standing
+from games.goodge import game_over as _goodge_decides
 
 BUDGET_S = 0.05
 # Generous: the machine may be loaded; the point is that the bot stops by itself.

@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 import games
-from games import golden10, goodge, sampling
+from games import golden10, goodge, hidden, sampling
 
 TRICK_GAMES = [("goodge", 3), ("goodge", 4), ("golden10", 3), ("golden10", 4), ("golden10", 7)]
 
@@ -165,12 +165,12 @@ def test_determinized_state_matches_the_real_one_for_the_seat(game: str, players
 
 def test_an_impossible_observation_is_refused() -> None:
     with pytest.raises(ValueError, match="no assignment"):
-        sampling.assign_hidden([1, 2], [1, 1], {1: 0b01, 2: 0b01}, random.Random(0))
+        hidden.assign_hidden([1, 2], [1, 1], {1: 0b01, 2: 0b01}, random.Random(0))
 
 
 def test_constrained_cards_go_where_they_must() -> None:
     for seed in range(30):
-        held = sampling.assign_hidden(
+        held = hidden.assign_hidden(
             [1, 2, 3], [1, 2], {1: 0b11, 2: 0b11, 3: 0b01}, random.Random(seed)
         )
         assert held[0] == [3]
@@ -187,7 +187,7 @@ def test_assignment_is_found_whenever_one_exists() -> None:
             card: (1 << truth[card]) | (rng.randrange(1 << owners) & rng.randrange(1 << owners))
             for card in cards
         }
-        held = sampling.assign_hidden(cards, capacities, allowed, rng)
+        held = hidden.assign_hidden(cards, capacities, allowed, rng)
         assert [len(h) for h in held] == capacities
         assert all(allowed[card] >> owner & 1 for owner, h in enumerate(held) for card in h)
         assert sorted(c for h in held for c in h) == cards
