@@ -25,11 +25,12 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 def run_referee(args: argparse.Namespace) -> int:
     """Serve until stopped."""
+    settings = from_values(RefereeSettings, vars(args))
+    # Imported here: `arena --help` need not load gRPC and the store. Before the
+    # logging is set up: what the libraries say as they load is not the referee's.
+    from referee.server import serve
+
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    settings = from_values(RefereeSettings, vars(args))
-    # Imported here: `arena --help` need not load gRPC and the store.
-    from referee.server import serve
-
     return asyncio.run(serve(settings))

@@ -11,7 +11,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from tests.k8s.dashboard import dashboard_metric_names, exported_metric_names
+from tests.support.dashboard import dashboard_metric_names, exported_metric_names
 
 ARENA = [sys.executable, "-m", "arena_cli.main"]
 

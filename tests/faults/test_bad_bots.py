@@ -20,11 +20,11 @@ import pytest
 from grpc_health.v1 import health_pb2
 
 from cardarena_api.v1 import arena_pb2 as pb
-from tests.referee.conftest import (
+from tests.support.processes import Processes, wait_until
+from tests.support.referee import (
     MAX_STRIKES,
     TIME_BANK_MS,
     BotHandle,
-    Processes,
     RefereeProc,
     check_complete,
     check_replay,
@@ -32,7 +32,6 @@ from tests.referee.conftest import (
     records_until,
     replay_logs,
     result_of,
-    wait_until,
 )
 
 STRAY_MESSAGES_PER_SECOND = 100

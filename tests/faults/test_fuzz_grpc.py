@@ -38,11 +38,11 @@ from grpc_reflection.v1alpha import reflection_pb2
 
 import games
 from cardarena_api.v1 import arena_pb2 as pb
-from tests.referee.conftest import (
+from tests.support.processes import Processes
+from tests.support.referee import (
     ALL_GAMES,
     MAX_MESSAGE_BYTES,
     BotHandle,
-    Processes,
     RefereeProc,
     launch_referee,
 )

@@ -26,8 +26,8 @@ from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
 
-from tests.referee.conftest import PYTHON, Processes, free_port, wait_until
-from tests.web.conftest import Arena, fill
+from tests.support.arena import Arena, fill
+from tests.support.processes import PYTHON, Processes, free_port, wait_until
 
 MAX_EXAMPLES = 50  # per operation, requests that fit the schema
 NEGATIVE_EXAMPLES = 25  # per operation, requests that do not (e.g. game=-1)

@@ -25,8 +25,8 @@ import subprocess
 import time
 import urllib.request
 
-from tests.faults.conftest import GAME, FaultArena, Ledger, check_exact, wait_exit
-from tests.referee.conftest import free_port, wait_until
+from tests.support.faults import GAME, FaultArena, Ledger, check_exact
+from tests.support.processes import free_port, wait_exit, wait_until
 
 REPEATS = 3
 TERM_ROUNDS = 1  # (e): SIGTERM rounds over the four kinds of process

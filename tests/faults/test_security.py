@@ -31,16 +31,13 @@ from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
 from referee.server import Referee, start
 from referee.settings import RefereeSettings
-from tests.referee.conftest import (
-    PYTHON,
+from tests.support.processes import PYTHON, Processes, free_port, wait_until
+from tests.support.referee import (
     BotHandle,
-    Processes,
     RefereeProc,
-    free_port,
     launch_referee,
     replay_logs,
     result_of,
-    wait_until,
 )
 
 ADMIN = "admin-" + uuid.uuid4().hex

@@ -23,8 +23,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.conftest import service_missing
-from tests.k8s.dashboard import (
+from tests.support.dashboard import (
     dashboard_metric_names,
     exported_metric_names,
     exprs,
@@ -32,6 +31,7 @@ from tests.k8s.dashboard import (
     metric_names,
     panels,
 )
+from tests.support.services import service_missing
 
 ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "k8s"
@@ -412,7 +412,7 @@ def test_settings_are_arena_variables_the_code_reads(
 ) -> None:
     sources = "\n".join(
         path.read_text()
-        for folder in ("arena_cli", "workers", "referee")
+        for folder in ("arena_cli", "workers", "referee", "ladder", "ladder/web")
         for path in (ROOT / folder).glob("*.py")
     )
     for key in config(rendered[name]):

@@ -15,7 +15,7 @@ from sqlalchemy import text
 
 from ladder.models import Base
 from ladder.store import Store
-from tests.conftest import postgres_schema
+from tests.support.services import postgres_schema
 
 
 @pytest.fixture(scope="session")

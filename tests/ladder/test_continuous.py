@@ -5,7 +5,7 @@ from __future__ import annotations
 from ladder import continuous, recording, tournaments
 from ladder.models import LadderRow
 from ladder.store import Store
-from tests.ladder.support import play, register
+from tests.support.ladder import play, register
 
 
 def test_ladder_matches_pick_the_least_played_first(store: Store) -> None:

@@ -12,7 +12,7 @@ from sqlalchemy import select
 from ladder import queries, ratings, recording, tables, tournaments
 from ladder.models import GameRow, RatingHistoryRow, ResultRow, SeatRow
 from ladder.store import Store
-from tests.ladder.support import count, plan_of, play, ratings_of, register
+from tests.support.ladder import count, plan_of, play, ratings_of, register
 
 
 def test_record_match_exactly_once(store: Store) -> None:

@@ -20,7 +20,7 @@ from sqlalchemy import create_engine, func, inspect, select
 from ladder.models import Base, BotRow, MatchRow, ReplayRow
 from ladder.records import GameResult, MatchResult
 from ladder.store import Conflict, MatchRequest, NotFound, Replay, Store, migrate
-from tests.conftest import postgres_schema
+from tests.support.services import postgres_schema
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -8,7 +8,7 @@ from ladder import queries, recording, tables, tournaments
 from ladder.errors import LeagueError
 from ladder.models import TournamentRow
 from ladder.store import Store
-from tests.ladder.support import play, register
+from tests.support.ladder import play, register
 
 
 def test_finish_tournament_stores_the_table(store: Store) -> None:

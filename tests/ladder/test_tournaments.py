@@ -12,7 +12,7 @@ from ladder import queries, recording, schedules, tournaments
 from ladder.errors import LeagueError
 from ladder.models import TournamentRow
 from ladder.store import Store
-from tests.ladder.support import count, plan_of, play, register
+from tests.support.ladder import count, plan_of, play, register
 
 
 def test_create_tournament_plans_its_matches(store: Store) -> None:

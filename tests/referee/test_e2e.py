@@ -24,14 +24,14 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
 
 import games
 from cardarena_api.v1 import arena_pb2 as pb
-from tests.referee.conftest import (
+from tests.support.processes import wait_until
+from tests.support.referee import (
     BotHandle,
     RefereeProc,
     check_complete,
     check_replay,
     match_ended,
     result_of,
-    wait_until,
 )
 
 

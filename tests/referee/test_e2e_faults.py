@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.referee.conftest import (
+from tests.support.referee import (
     GRACE_S,
     MAX_STRIKES,
     BotHandle,

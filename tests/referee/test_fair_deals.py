@@ -22,17 +22,13 @@ import grpc
 import pytest
 
 from cardarena_api.v1 import arena_pb2 as pb
-from tests.referee.conftest import (
-    PYTHON,
-    REPO,
+from tests.support.processes import PYTHON, REPO, Processes, clean_env, wait_until
+from tests.support.referee import (
     BotHandle,
-    Processes,
     RefereeProc,
-    clean_env,
     launch_referee,
     match_ended,
     result_of,
-    wait_until,
 )
 
 ADMIN = "admin-" + uuid.uuid4().hex

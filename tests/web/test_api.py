@@ -15,7 +15,7 @@ from ladder import queries, recording
 from ladder.models import RatingHistoryRow, RatingRow
 from ladder.store import MatchRequest, Store
 from ladder.web import create_app
-from tests.web.conftest import BOT_KINDS, SECRET_SEEDS, Arena, play_and_store, play_stored
+from tests.support.arena import BOT_KINDS, SECRET_SEEDS, Arena, play_and_store, play_stored
 
 LADDERS = {"goodge-4p", "golden10-4p", "golden10-3p", "goof-3p"}
 

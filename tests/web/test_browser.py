@@ -29,9 +29,9 @@ import games
 from ladder import queries, recording
 from ladder.store import MatchRequest, Store
 from ladder.web.security import SECURITY_HEADERS
-from tests.conftest import service_missing
-from tests.referee.conftest import Processes, free_port, wait_until
-from tests.web.conftest import BOT_KINDS, Arena, fill, play_and_store
+from tests.support.arena import BOT_KINDS, Arena, fill, play_and_store
+from tests.support.processes import Processes, free_port, wait_until
+from tests.support.services import service_missing
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")

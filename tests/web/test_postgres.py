@@ -15,8 +15,8 @@ from fastapi.testclient import TestClient
 from ladder import queries
 from ladder.store import Store
 from ladder.web import create_app
-from tests.conftest import postgres_schema
-from tests.web.conftest import Arena, fill
+from tests.support.arena import Arena, fill
+from tests.support.services import postgres_schema
 
 
 @pytest.fixture(scope="module")

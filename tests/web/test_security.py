@@ -14,7 +14,7 @@ from ladder import recording, tables, tournaments
 from ladder.store import Store
 from ladder.web import create_app
 from ladder.web.security import SECURITY_HEADERS, TokenBuckets, visible
-from tests.web.conftest import BOT_KINDS, Arena, play_and_store
+from tests.support.arena import BOT_KINDS, Arena, play_and_store
 
 # Security headers -------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ import pytest
 from arena_cli.main import main
 from ladder import recording, tables, tournaments
 from ladder.store import Store
-from tests.ladder.support import play, register
+from tests.support.ladder import play, register
 
 
 @pytest.fixture

@@ -23,8 +23,8 @@ from cardarena_api.v1 import arena_pb2 as pb
 from ladder import queries, recording, schedules, tournaments
 from ladder.records import MatchResult
 from ladder.store import MatchRequest, Store
-from tests.ladder.support import fake_result, register
-from tests.referee.conftest import REPO, clean_env
+from tests.support.ladder import fake_result, register
+from tests.support.processes import REPO, clean_env
 from workers import WorkerSettings, make_app, tasks
 from workers.celery_app import ArenaCelery, Resources
 

@@ -2,7 +2,7 @@
 
 For a cross-check against a running arena::
 
-    from tests.k8s.dashboard import dashboard_metric_names, exported_metric_names
+    from tests.support.dashboard import dashboard_metric_names, exported_metric_names
     missing = dashboard_metric_names() - exported_metric_names(page_text)
 
 (`page_text` being the referee's, workers' and web app's /metrics pages joined

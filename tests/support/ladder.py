@@ -1,4 +1,4 @@
-"""What the ladder's tests share (and the workers' tests borrow): bots, played matches, counts."""
+"""What the ladder's and the workers' tests share: bots, played matches, counts."""
 
 from __future__ import annotations
 

@@ -1,0 +1,90 @@
+"""Processes for the tests: start, stop and wait for them, on free loopback ports.
+
+A `Processes` group starts each process from the repository root, with the
+tests' environment (`clean_env`: no ARENA_* settings, unbuffered) and its
+output in a log file, and `close` stops each one by its pid. Every wait is
+bounded (`wait_until`, `wait_exit`).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+PYTHON = sys.executable
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_until(check: Callable[[], Any], timeout_s: float, what: str, every_s: float = 0.05) -> Any:
+    """Poll `check` until it returns something truthy; fail after `timeout_s`."""
+    end = time.monotonic() + timeout_s
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out after {timeout_s:g} s waiting for {what}")
+        time.sleep(every_s)
+
+
+def clean_env() -> dict[str, str]:
+    """This environment without ARENA_* settings, unbuffered."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+class Processes:
+    """The processes a fixture started; `close` stops each one by its pid."""
+
+    def __init__(self, logs: Path) -> None:
+        self.logs = logs
+        self.started: list[tuple[subprocess.Popen[bytes], Path]] = []
+
+    def start(self, name: str, argv: Sequence[str]) -> subprocess.Popen[bytes]:
+        log = self.logs / f"{name}.log"
+        with log.open("wb") as out:
+            proc = subprocess.Popen(
+                list(argv), cwd=REPO, env=clean_env(), stdout=out, stderr=subprocess.STDOUT
+            )
+        self.started.append((proc, log))
+        return proc
+
+    @staticmethod
+    def stop(proc: subprocess.Popen[bytes], timeout_s: float = 10.0) -> None:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout_s)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(5)
+
+    def close(self) -> None:
+        for proc, _ in reversed(self.started):
+            self.stop(proc)
+        self.started.clear()
+
+
+def wait_exit(proc: subprocess.Popen[bytes], timeout_s: float = 30) -> int:
+    """Wait for a process to end; its exit status."""
+    end = time.monotonic() + timeout_s
+    while proc.poll() is None:
+        if time.monotonic() > end:
+            raise AssertionError(f"pid {proc.pid} still running after {timeout_s:g} s")
+        time.sleep(0.05)
+    return int(proc.returncode)
