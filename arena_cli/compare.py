@@ -23,7 +23,6 @@ import bots
 import games
 from arena_cli.env import add_env_option, add_rules_option
 from bots.local import play_rotations
-from bots.search import BUDGET_ENV
 
 if TYPE_CHECKING:
     from ladder.ratings import Ranking
@@ -108,8 +107,7 @@ def _ignore_sigint() -> None:
 
 def _deal(job: tuple[str, list[str], int, dict[str, object], float]) -> list[list[int]]:
     game, names, seed, options, budget = job
-    os.environ[BUDGET_ENV] = repr(budget)
-    return play_rotations(game, names, seed, options)
+    return play_rotations(game, names, seed, options, search_budget_s=budget)
 
 
 def run_compare(args: argparse.Namespace) -> int:

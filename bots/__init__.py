@@ -47,14 +47,18 @@ def reference(name: str, seed: int | None = None) -> Bot:
         ) from None
 
 
-def load(spec: str, seed: int | None = None) -> Bot:
+def load(spec: str, seed: int | None = None, search_budget_s: float | None = None) -> Bot:
     """A reference bot by name, or `module:Class` of an author's own Bot subclass.
 
     The class is called with the seed as its only argument, like the
-    reference bots.
+    reference bots. `search_budget_s` is the search bot's thinking time per
+    move (None: its default, ARENA_SEARCH_BUDGET_S or 0.2 s).
     """
     if ":" not in spec:
-        return reference(spec, seed)
+        known = reference(spec, seed)
+        if search_budget_s is not None and isinstance(known, SearchBot):
+            known.time_budget_s = search_budget_s
+        return known
     module_name, _, class_name = spec.partition(":")
     try:
         cls = getattr(importlib.import_module(module_name), class_name)

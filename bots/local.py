@@ -56,20 +56,22 @@ def play_rotations(
     entrants: Sequence[str],
     seed: int,
     options: Mapping[str, object] | None = None,
+    search_budget_s: float | None = None,
 ) -> list[list[int]]:
     """One duplicate deal: the game of `seed` once per rotation of the seats.
 
     Entrant i sits in seat (i + shift) % players in rotation `shift`, so
     every entrant plays every position of the same cards. Returns, per
     rotation, the rank of each entrant (by entrant index). The bot in seat s
-    is seeded from `seed` and s, whoever sits there.
+    is seeded from `seed` and s, whoever sits there; a search bot thinks
+    `search_budget_s` per move (None: its default).
     """
     players = len(entrants)
     out = []
     for shift in range(players):
         entrant_at = [(seat - shift) % players for seat in range(players)]
         lineup = [
-            bots.load(entrants[entrant], seed * 1000 + seat)
+            bots.load(entrants[entrant], seed * 1000 + seat, search_budget_s)
             for seat, entrant in enumerate(entrant_at)
         ]
         ranks = play_game(game, lineup, seed, options).result().ranks
