@@ -73,6 +73,18 @@ class Bot:
     version: str
     games: tuple[str, ...]
 
+    def to_json(self) -> JSONObject:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "version": self.version,
+            "games": list(self.games),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Bot:
+        return cls(str(data["id"]), str(data["name"]), str(data["version"]), tuple(data["games"]))
+
 
 @dataclass(frozen=True)
 class MatchRequest:
@@ -204,6 +216,25 @@ class Match:
     status: MatchStatus
     result: MatchResult | None
     reason: str
+
+    def to_json(self) -> JSONObject:
+        """The match as JSON, with its seed: for the referee's own processes, never public."""
+        return {
+            "request": self.request.to_json(),
+            "status": str(self.status),
+            "result": None if self.result is None else self.result.to_json(),
+            "reason": self.reason,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Match:
+        result = data["result"]
+        return cls(
+            MatchRequest.from_json(data["request"]),
+            MatchStatus(data["status"]),
+            None if result is None else MatchResult.from_json(result),
+            str(data["reason"]),
+        )
 
     @property
     def seed(self) -> int:

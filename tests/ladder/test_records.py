@@ -10,6 +10,7 @@ import pytest
 
 from ladder import records
 from ladder.records import (
+    Bot,
     Forfeit,
     GameEnd,
     GameResult,
@@ -47,6 +48,13 @@ def test_records_survive_json() -> None:
     assert RESULT.to_json()["games"][0]["seed"] == str(SEED)
     unseeded = MatchRequest("L1", "goof", 2, ("a", "b"), None, {}, False, 0)
     assert MatchRequest.from_json(unseeded.to_json()) == unseeded
+    bot = Bot("b1", "alice", "1", ("goodge", "goof"))
+    assert Bot.from_json(json.loads(json.dumps(bot.to_json()))) == bot
+    for match in (
+        Match(request, MatchStatus.FINISHED, RESULT, ""),
+        Match(unseeded, MatchStatus.ABORTED, None, "x"),
+    ):
+        assert Match.from_json(json.loads(json.dumps(match.to_json()))) == match
 
 
 def test_results_stored_with_numeric_seeds_still_read() -> None:
