@@ -83,6 +83,10 @@ class MatchRow(Base):
     reason: Mapped[str] = mapped_column(Text, default="")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    # The referee replica playing a running match, and until when its claim holds
+    # unless renewed: only an expired claim lets another replica abort the match.
+    owner: Mapped[str | None] = mapped_column(String(128), nullable=True)
+    lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     replays: Mapped[list[ReplayRow]] = relationship(
         back_populates="match", order_by="ReplayRow.game_index", cascade="all, delete-orphan"
     )

@@ -14,14 +14,14 @@ import secrets
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import create_engine, event, select
+from sqlalchemy import create_engine, event, or_, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
@@ -34,6 +34,7 @@ __all__ = [
     "DEFAULT_DATABASE_URL",
     "Bot",
     "Conflict",
+    "Lease",
     "Match",
     "MatchRequest",
     "NotFound",
@@ -52,6 +53,14 @@ class NotFound(LookupError):
 
 class Conflict(ValueError):
     """A request that contradicts what the store already holds."""
+
+
+@dataclass(frozen=True)
+class Lease:
+    """A referee replica's claim on the matches it plays, valid until `until`."""
+
+    owner: str
+    until: datetime
 
 
 def hash_token(token: str) -> str:
@@ -163,7 +172,7 @@ class Store:
 
     # Matches
 
-    def create_match(self, request: MatchRequest) -> tuple[Match, bool]:
+    def create_match(self, request: MatchRequest, lease: Lease | None = None) -> tuple[Match, bool]:
         """Store a new match, or find the one with this id; True if new.
 
         Asking again with the same id and a different request is a Conflict;
@@ -172,7 +181,7 @@ class Store:
         the one row.
         """
         try:
-            return self._insert_match(request), True
+            return self._insert_match(request, lease), True
         except IntegrityError:
             existing = self.match(request.id)
             asked = (
@@ -184,7 +193,7 @@ class Store:
                 raise Conflict(f"match {request.id!r} exists with other settings") from None
             return existing, False
 
-    def _insert_match(self, request: MatchRequest) -> Match:
+    def _insert_match(self, request: MatchRequest, lease: Lease | None) -> Match:
         with self.session() as session:
             row = MatchRow(
                 id=request.id,
@@ -199,6 +208,8 @@ class Store:
                 result=None,
                 reason="",
                 created_at=utcnow(),
+                owner=None if lease is None else lease.owner,
+                lease_until=None if lease is None else lease.until,
             )
             session.add(row)
         return _match(row)
@@ -211,12 +222,28 @@ class Store:
                 raise NotFound(f"no match with id {match_id!r}")
             return _match(row)
 
-    def finish_match(self, match_id: str, result: MatchResult, replays: Sequence[Replay]) -> None:
-        """Record a finished match with its replays, in one transaction."""
+    def finish_match(
+        self,
+        match_id: str,
+        result: MatchResult,
+        replays: Sequence[Replay],
+        owner: str | None = None,
+    ) -> None:
+        """Record a finished match with its replays, in one transaction.
+
+        With `owner`, only while that replica still holds the running match: a
+        replica whose lease lapsed (the match aborted, maybe replayed elsewhere)
+        gets a Conflict instead of overwriting it.
+        """
         with self.session() as session:
             row = session.get(MatchRow, match_id)
             if row is None:
                 raise NotFound(f"no match with id {match_id!r}")
+            if owner is not None and (row.owner != owner or row.status != MatchStatus.RUNNING):
+                raise Conflict(
+                    f"match {match_id!r} is no longer {owner}'s to finish: it is {row.status}"
+                    f" and held by {row.owner or 'nobody'}"
+                )
             row.status = MatchStatus.FINISHED
             row.result = result.to_json()
             row.finished_at = utcnow()
@@ -230,16 +257,21 @@ class Store:
                 for replay in replays
             ]
 
-    def abort_match(self, match_id: str, reason: str) -> None:
-        """Mark a running match aborted (nothing of it is counted)."""
+    def abort_match(self, match_id: str, reason: str, owner: str | None = None) -> None:
+        """Mark a running match aborted (nothing of it is counted).
+
+        With `owner`, only while that replica holds it: another replica may
+        have taken over the match once this one's lease lapsed.
+        """
         with self.session() as session:
             row = session.get(MatchRow, match_id)
-            if row is not None and row.status == MatchStatus.RUNNING:
+            mine = owner is None or (row is not None and row.owner == owner)
+            if row is not None and row.status == MatchStatus.RUNNING and mine:
                 row.status = MatchStatus.ABORTED
                 row.reason = reason
                 row.finished_at = utcnow()
 
-    def restart_match(self, match_id: str) -> Match:
+    def restart_match(self, match_id: str, lease: Lease | None = None) -> Match:
         """Set an aborted match running again (it will be played from the start)."""
         with self.session() as session:
             row = session.get(MatchRow, match_id)
@@ -248,14 +280,42 @@ class Store:
             if row.status == MatchStatus.ABORTED:
                 row.status = MatchStatus.RUNNING
                 row.reason = ""
+                row.owner = None if lease is None else lease.owner
+                row.lease_until = None if lease is None else lease.until
                 row.finished_at = None
             return _match(row)
 
-    def abort_running(self, reason: str) -> list[str]:
-        """Abort every match still marked running (a referee died mid-match)."""
+    def renew_leases(self, lease: Lease) -> int:
+        """Extend the lease of every running match `lease.owner` plays; how many."""
+        with self.session() as session:
+            renewed = session.execute(
+                update(MatchRow)
+                .where(MatchRow.status == MatchStatus.RUNNING, MatchRow.owner == lease.owner)
+                .values(lease_until=lease.until)
+                .execution_options(synchronize_session=False)
+            )
+            return int(getattr(renewed, "rowcount", 0) or 0)
+
+    def abort_abandoned(
+        self, now: datetime, reason: str, earlier_run_of: str | None = None
+    ) -> list[str]:
+        """Abort the running matches nobody plays any more; their ids.
+
+        Those are the ones whose lease expired before `now` or that never had
+        one, and, for a replica starting again under its name, its own from
+        that earlier run (`earlier_run_of`). A live replica's matches, their
+        leases renewed, are left alone.
+        """
+        abandoned = or_(
+            MatchRow.owner.is_(None), MatchRow.lease_until.is_(None), MatchRow.lease_until < now
+        )
+        if earlier_run_of is not None:
+            abandoned = or_(abandoned, MatchRow.owner == earlier_run_of)
         with self.session() as session:
             rows = list(
-                session.scalars(select(MatchRow).where(MatchRow.status == MatchStatus.RUNNING))
+                session.scalars(
+                    select(MatchRow).where(MatchRow.status == MatchStatus.RUNNING, abandoned)
+                )
             )
             for row in rows:
                 row.status = MatchStatus.ABORTED

@@ -14,13 +14,23 @@ import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any, assert_never
 
 from sqlalchemy.exc import OperationalError
 
 import games
 from ladder.records import EventType, MatchResult, MatchStatus, StrikeKind
-from ladder.store import Match, MatchRequest, NotFound, Replay, Store
+from ladder.store import (
+    Conflict,
+    Lease,
+    Match,
+    MatchRequest,
+    NotFound,
+    Replay,
+    Store,
+    utcnow,
+)
 from referee.channels import SeatChannel
 from referee.metrics import RefereeMetrics
 from referee.runner import Event, Limits, MatchRunner
@@ -58,10 +68,14 @@ class MatchManager:
         limits: Limits,
         grace_s: float,
         metrics: RefereeMetrics,
+        replica: str = "referee",
+        lease_s: float = 15.0,
         bounds: Bounds = Bounds(),
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._store = store
+        self._replica = replica
+        self._lease_s = lease_s
         self._hub = hub
         self._limits = limits
         self._grace_s = grace_s
@@ -82,6 +96,33 @@ class MatchManager:
         """Ids of the matches being played now."""
         return list(self._tasks)
 
+    def _lease(self) -> Lease:
+        return Lease(self._replica, utcnow() + timedelta(seconds=self._lease_s))
+
+    async def keep_leases(self) -> None:
+        """Until cancelled: renew this replica's claims, abort others' that expired.
+
+        Renewing three times a lease keeps a claim alive through a slow database
+        write; a replica that died stops renewing, and after its lease its
+        matches are aborted here and played again by the workers that asked.
+        """
+        while True:
+            await asyncio.sleep(self._lease_s / 3)
+            try:
+                await asyncio.to_thread(self._store.renew_leases, self._lease())
+                aborted = await asyncio.to_thread(
+                    self._store.abort_abandoned, utcnow(), "its referee stopped renewing its lease"
+                )
+            except OperationalError as error:
+                log.warning("leases: the database is unavailable (%s); trying again", error.orig)
+                continue
+            if aborted:
+                log.warning(
+                    "aborted %d matches whose referee stopped renewing their lease: %s",
+                    len(aborted),
+                    ", ".join(aborted),
+                )
+
     async def start(self, request: MatchRequest) -> Match:
         """Play `request` unless a match with its id exists; returns the match."""
         if self._stopping:
@@ -93,13 +134,17 @@ class MatchManager:
 
     async def _start(self, request: MatchRequest) -> Match:
         async with self._starting:
-            match, created = await asyncio.to_thread(self._store.create_match, request)
+            match, created = await asyncio.to_thread(
+                self._store.create_match, request, self._lease()
+            )
             if (
                 not created
                 and match.status == MatchStatus.ABORTED
                 and request.id not in self._tasks
             ):
-                match = await asyncio.to_thread(self._store.restart_match, request.id)
+                match = await asyncio.to_thread(
+                    self._store.restart_match, request.id, self._lease()
+                )
                 created = True
             if created:
                 self._events[request.id] = []
@@ -159,16 +204,26 @@ class MatchManager:
             self._publish(request, {"type": EventType.MATCH_END, "result": result.to_json()})
         except asyncio.CancelledError:
             await asyncio.to_thread(
-                self._store.abort_match, request.id, "the referee stopped during the match"
+                self._store.abort_match,
+                request.id,
+                "the referee stopped during the match",
+                self._replica,
             )
             self._metrics.matches_finished.labels(request.game, MatchStatus.ABORTED).inc()
             self._publish(
                 request, {"type": EventType.MATCH_ABORTED, "reason": "the referee stopped"}
             )
             raise
+        except Conflict as error:
+            # Another replica holds the match now (this one's lease lapsed): its result is theirs.
+            log.warning("match %s: result dropped: %s", request.id, error)
+            self._metrics.matches_finished.labels(request.game, MatchStatus.ABORTED).inc()
+            self._publish(request, {"type": EventType.MATCH_ABORTED, "reason": str(error)})
         except Exception as error:
             log.exception("match %s failed", request.id)
-            await asyncio.to_thread(self._store.abort_match, request.id, f"referee error: {error}")
+            await asyncio.to_thread(
+                self._store.abort_match, request.id, f"referee error: {error}", self._replica
+            )
             self._metrics.matches_finished.labels(request.game, MatchStatus.ABORTED).inc()
             self._publish(request, {"type": EventType.MATCH_ABORTED, "reason": str(error)})
         finally:
@@ -189,7 +244,9 @@ class MatchManager:
         give_up = self._clock() + STORE_RETRY_S
         while True:
             try:
-                await asyncio.to_thread(self._store.finish_match, match_id, result, replays)
+                await asyncio.to_thread(
+                    self._store.finish_match, match_id, result, replays, self._replica
+                )
                 return
             except OperationalError as error:
                 if self._clock() + delay > give_up:

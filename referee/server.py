@@ -22,7 +22,7 @@ from prometheus_client import start_http_server
 
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
-from ladder.store import Store
+from ladder.store import Store, utcnow
 from referee.decoding import DecodeGuard
 from referee.matches import MatchManager
 from referee.metrics import RefereeMetrics
@@ -54,12 +54,16 @@ class Referee:
     manager: MatchManager
     health: Any
     metrics: RefereeMetrics
+    leases: asyncio.Task[None]
 
     async def stop(self) -> dict[str, list[str]]:
         """Shut down gracefully; returns the matches that finished and were aborted."""
         for name in ("", *SERVICE_NAMES):
             await self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
         outcome = await self.manager.shutdown(self.settings.shutdown_grace_s)
+        self.leases.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self.leases
         self.hub.close_all()
         await self.server.stop(grace=1.0)
         self.store.close()
@@ -70,7 +74,12 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
     """Build and start a referee (the metrics endpoint is the caller's business)."""
     settings.check()
     store = await asyncio.to_thread(Store, settings.database_url)
-    aborted = await asyncio.to_thread(store.abort_running, "the referee restarted during the match")
+    aborted = await asyncio.to_thread(
+        store.abort_abandoned,
+        utcnow(),
+        "the referee restarted during the match",
+        settings.replica_name,
+    )
     if aborted:
         log.warning(
             "marked %d matches aborted from an earlier run: %s", len(aborted), ", ".join(aborted)
@@ -78,7 +87,9 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
     metrics = metrics or RefereeMetrics.create()
     hub = SessionHub()
     limits = Limits(time_bank_ms=settings.time_bank_ms, max_strikes=settings.max_strikes)
-    manager = MatchManager(store, hub, limits, settings.grace_s, metrics)
+    manager = MatchManager(
+        store, hub, limits, settings.grace_s, metrics, settings.replica_name, settings.lease_s
+    )
     gate = Gatekeeper(settings, store)
     server = grpc.aio.server(
         interceptors=[DecodeGuard()],
@@ -116,7 +127,8 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
     await server.start()
     for name in ("", *SERVICE_NAMES):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    return Referee(settings, server, port, store, hub, manager, health_servicer, metrics)
+    leases = asyncio.create_task(manager.keep_leases(), name="match leases")
+    return Referee(settings, server, port, store, hub, manager, health_servicer, metrics, leases)
 
 
 async def serve(settings: RefereeSettings) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import socket
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -144,8 +145,28 @@ class RefereeSettings:
         "no bound",
         parse=int,
     )
+    replica: str = setting(
+        "",
+        env="REFEREE_REPLICA",
+        flag="--replica",
+        help="this referee's name among the replicas sharing a database, the same across its "
+        "restarts (default: host name and listen address)",
+    )
+    lease_s: float = setting(
+        15.0,
+        env="MATCH_LEASE_S",
+        flag="--lease-s",
+        help="how long the claim on a running match holds unless renewed; another replica "
+        "aborts a match only once its claim has expired",
+        parse=float,
+    )
     tls_cert: str | None = setting(None, env="TLS_CERT", flag="--tls-cert", help="PEM certificate")
     tls_key: str | None = setting(None, env="TLS_KEY", flag="--tls-key", help="PEM private key")
+
+    @property
+    def replica_name(self) -> str:
+        """The replica's name: as set, else this host's name and the listen address."""
+        return self.replica or f"{socket.gethostname()}/{self.listen}"
 
     @property
     def loopback(self) -> bool:
@@ -198,6 +219,8 @@ class RefereeSettings:
             raise ValueError(f"the database URL is not one SQLAlchemy can use: {error}") from None
         if self.max_strikes < 1 or self.grace_s < 0 or self.default_deadline_ms < 1:
             raise ValueError("max_strikes >= 1, grace >= 0 and a positive deadline are required")
+        if self.lease_s < 1:
+            raise ValueError(f"the match lease must be at least 1 s, got {self.lease_s:g}")
         if self.max_message_bytes < 1024:
             raise ValueError("max_message_bytes must be at least 1024")
         if (

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ from sqlalchemy import create_engine, func, inspect, select
 
 from ladder.models import Base, BotRow, MatchRow, ReplayRow
 from ladder.records import GameResult, MatchResult
-from ladder.store import Conflict, MatchRequest, NotFound, Replay, Store, migrate
+from ladder.store import Conflict, Lease, MatchRequest, NotFound, Replay, Store, migrate, utcnow
 from tests.support.services import postgres_schema
 
 
@@ -214,17 +215,17 @@ def test_finish_match_is_atomic(store: Store) -> None:
     assert len(store.replays("m1")) == 2
 
 
-def test_abort_running_marks_only_running_matches(store: Store) -> None:
+def test_abort_abandoned_marks_only_running_matches(store: Store) -> None:
     for match_id in ("a", "b", "c"):
         store.create_match(request_for(match_id))
     store.finish_match("b", result_for((0, 0, 0), "b"), [])
-    aborted = store.abort_running("the referee restarted")
+    aborted = store.abort_abandoned(utcnow(), "the referee restarted")
     assert sorted(aborted) == ["a", "c"]
     for match_id in ("a", "c"):
         match = store.match(match_id)
         assert (match.status, match.reason) == ("aborted", "the referee restarted")
     assert store.match("b").status == "finished"
-    assert store.abort_running("again") == []
+    assert store.abort_abandoned(utcnow(), "again") == []
 
 
 def test_abort_match_and_restart_match(store: Store) -> None:
@@ -274,3 +275,39 @@ def test_migrations_produce_exactly_the_models_schema(db_url: str) -> None:
         engine.dispose()
     assert differences == []
     assert tables == {"alembic_version", *Base.metadata.tables}
+
+
+def test_only_abandoned_matches_are_aborted(store: Store) -> None:
+    """A live replica's matches (lease renewed) stay running; an expired lease, no
+    lease, or the restarting replica's own earlier matches are aborted."""
+    now = utcnow()
+    live, expired = Lease("a", now + timedelta(seconds=30)), Lease("b", now - timedelta(seconds=1))
+    store.create_match(request_for("live"), live)
+    store.create_match(request_for("expired"), expired)
+    store.create_match(request_for("legacy"))
+    store.create_match(request_for("mine"), Lease("c", now + timedelta(seconds=30)))
+    assert sorted(store.abort_abandoned(now, "lease expired")) == ["expired", "legacy"]
+    assert store.abort_abandoned(now, "restarted", earlier_run_of="c") == ["mine"]
+    assert store.match("live").status == "running"
+    # Renewing keeps a claim alive past its first lease; the other replica's stays expired.
+    later = now + timedelta(seconds=60)
+    assert store.renew_leases(Lease("a", later + timedelta(seconds=30))) == 1
+    assert store.abort_abandoned(later, "lease expired") == []
+    restarted = store.restart_match("expired", Lease("a", later + timedelta(seconds=30)))
+    assert restarted.status == "running"
+    assert store.renew_leases(Lease("a", later + timedelta(seconds=60))) == 2
+
+
+def test_a_replica_finishes_or_aborts_only_what_it_holds(store: Store) -> None:
+    """A replica whose lease lapsed, its match taken over by another, neither
+    finishes nor aborts that match any more."""
+    now = utcnow()
+    store.create_match(request_for(), Lease("a", now - timedelta(seconds=1)))
+    assert store.abort_abandoned(now, "lease expired") == ["m1"]
+    store.restart_match("m1", Lease("b", now + timedelta(seconds=30)))
+    with pytest.raises(Conflict, match="no longer a's"):
+        store.finish_match("m1", result_for((1, 2, 3)), [], owner="a")
+    store.abort_match("m1", "a's referee stopped", owner="a")
+    assert store.match("m1").status == "running"
+    store.finish_match("m1", result_for((1, 2, 3)), [], owner="b")
+    assert store.match("m1").status == "finished"

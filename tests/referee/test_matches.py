@@ -23,7 +23,9 @@ class FlakyStore:
         self.failures = failures
         self.written: list[tuple[str, dict[str, Any]]] = []
 
-    def finish_match(self, match_id: str, result: dict[str, Any], replays: list[Any]) -> None:
+    def finish_match(
+        self, match_id: str, result: dict[str, Any], replays: list[Any], owner: str | None = None
+    ) -> None:
         if self.failures:
             self.failures -= 1
             raise OperationalError(
