@@ -306,9 +306,8 @@ class Store:
         that earlier run (`earlier_run_of`). A live replica's matches, their
         leases renewed, are left alone.
         """
-        abandoned = or_(
-            MatchRow.owner.is_(None), MatchRow.lease_until.is_(None), MatchRow.lease_until < now
-        )
+        # A claim sets the owner and the lease together: no lease means no owner.
+        abandoned = or_(MatchRow.lease_until.is_(None), MatchRow.lease_until < now)
         if earlier_run_of is not None:
             abandoned = or_(abandoned, MatchRow.owner == earlier_run_of)
         with self.session() as session:

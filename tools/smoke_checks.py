@@ -13,17 +13,14 @@ import json
 import os
 import pkgutil
 import signal
-import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from importlib.metadata import packages_distributions
 from pathlib import Path
 from typing import NoReturn
 
-import grpc
-from grpc_health.v1 import health_pb2, health_pb2_grpc
+from arena_cli.processes import free_port, wait_serving
 
 DISTRIBUTION = "card-arena"
 ARENA = str(Path(sys.executable).parent / "arena")
@@ -76,32 +73,6 @@ def arena(work: Path, *args: str) -> str:
     return done.stdout
 
 
-def free_port() -> int:
-    """A loopback port nothing listens on now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def wait_serving(referee: subprocess.Popen[bytes], address: str) -> None:
-    """Wait until the referee's gRPC health service says SERVING."""
-    deadline = time.monotonic() + DEADLINE_S
-    with grpc.insecure_channel(address) as channel:
-        stub = health_pb2_grpc.HealthStub(channel)
-        while time.monotonic() < deadline:
-            if referee.poll() is not None:
-                fail(f"the referee exited {referee.returncode} before serving")
-            try:
-                reply = stub.Check(health_pb2.HealthCheckRequest(), timeout=2)
-            except grpc.RpcError:
-                time.sleep(0.2)
-                continue
-            if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                return
-    fail(f"no SERVING referee at {address} after {DEADLINE_S:g} s")
-
-
 def check_referee(work: Path) -> None:
     """A referee starts, serves gRPC and /metrics, and stops cleanly on SIGTERM."""
     address = f"127.0.0.1:{free_port()}"
@@ -125,7 +96,7 @@ def check_referee(work: Path) -> None:
             cwd=work,
         )
     try:
-        wait_serving(referee, address)
+        wait_serving(address, DEADLINE_S)
         url = f"http://127.0.0.1:{metrics_port}/metrics"
         with urllib.request.urlopen(url, timeout=DEADLINE_S) as page:
             if page.status != 200 or b"# TYPE" not in page.read():
