@@ -11,7 +11,8 @@
 
 `run` holds one session stream, answers Act requests for up to `capacity`
 matches at once, and reconnects with exponential back-off when the stream
-drops. A bad token stops it at once. `act` runs on the event loop: Python
+drops, or at once when the referee asks it to (a replica that drains, in a
+rolling update: the load balancer gives the new session another replica). A bad token stops it at once. `act` runs on the event loop: Python
 bots gain nothing from threads, and a thread hand-off per move would cost
 more than a simple bot's whole answer.
 """
@@ -49,7 +50,13 @@ def metadata(token: str) -> tuple[tuple[str, str], ...]:
 
 def channel(address: str, tls_ca: bytes | None = None) -> grpc.aio.Channel:
     """A gRPC channel to the referee (TLS when a CA certificate is given)."""
-    options = [("grpc.keepalive_time_ms", 20_000)]
+    options = [
+        ("grpc.keepalive_time_ms", 20_000),
+        # A connection of its own, not one shared by every channel of the process to
+        # the same address: bots run many to a process, and a tier's load balancer
+        # spreads them over the referee replicas by connection.
+        ("grpc.use_local_subchannel_pool", 1),
+    ]
     if tls_ca is not None:
         return grpc.aio.secure_channel(
             address, grpc.ssl_channel_credentials(tls_ca), options=options
@@ -95,6 +102,8 @@ class SessionStats:
     answered: int = 0
     strikes: list[str] = field(default_factory=list)
     matches_ended: int = 0
+    moves: int = 0
+    """Sessions ended because the referee asked the bot to reconnect elsewhere."""
 
 
 class BotRunner:
@@ -127,7 +136,8 @@ class BotRunner:
         backoff = 0.1
         while not self._stop.is_set():
             try:
-                await self._session()
+                if await self._session():
+                    continue
                 backoff = 0.1
             except AuthError:
                 raise
@@ -140,7 +150,8 @@ class BotRunner:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stop.wait(), delay)
 
-    async def _session(self) -> None:
+    async def _session(self) -> bool:
+        """One session, until it ends; True if the referee asked for a new one now."""
         outgoing: asyncio.Queue[pb.BotMessage | None] = asyncio.Queue()
         outgoing.put_nowait(pb.BotMessage(hello=pb.Hello(capacity=self.capacity, client=CLIENT)))
 
@@ -155,8 +166,14 @@ class BotRunner:
             try:
                 async for message in stream:
                     self._seen(message)
-                    if message.WhichOneof("kind") == "act":
+                    kind = message.WhichOneof("kind")
+                    if kind == "act":
                         outgoing.put_nowait(self._answer(message.act))
+                    elif kind == "reconnect":
+                        log.info("referee asks to reconnect: %s", message.reconnect.reason)
+                        self.stats.moves += 1
+                        stream.cancel()
+                        return True
             except grpc.aio.AioRpcError as error:
                 if error.code() == grpc.StatusCode.UNAUTHENTICATED:
                     raise AuthError(error.details() or "bad token") from None
@@ -170,6 +187,7 @@ class BotRunner:
             finally:
                 stopper.cancel()
                 outgoing.put_nowait(None)
+        return False
 
     def _seen(self, message: pb.RefereeMessage) -> None:
         kind = message.WhichOneof("kind")

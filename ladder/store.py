@@ -271,19 +271,27 @@ class Store:
                 row.reason = reason
                 row.finished_at = utcnow()
 
-    def restart_match(self, match_id: str, lease: Lease | None = None) -> Match:
-        """Set an aborted match running again (it will be played from the start)."""
+    def restart_match(self, match_id: str, lease: Lease | None = None) -> tuple[Match, bool]:
+        """Set an aborted match running again (played from the start); True if this call did.
+
+        One conditional UPDATE: of replicas racing to restart one match, one
+        wins and the others find it running.
+        """
         with self.session() as session:
-            row = session.get(MatchRow, match_id)
-            if row is None:
-                raise NotFound(f"no match with id {match_id!r}")
-            if row.status == MatchStatus.ABORTED:
-                row.status = MatchStatus.RUNNING
-                row.reason = ""
-                row.owner = None if lease is None else lease.owner
-                row.lease_until = None if lease is None else lease.until
-                row.finished_at = None
-            return _match(row)
+            restarted = session.execute(
+                update(MatchRow)
+                .where(MatchRow.id == match_id, MatchRow.status == MatchStatus.ABORTED)
+                .values(
+                    status=MatchStatus.RUNNING,
+                    reason="",
+                    owner=None if lease is None else lease.owner,
+                    lease_until=None if lease is None else lease.until,
+                    finished_at=None,
+                )
+                .execution_options(synchronize_session=False)
+            )
+            won = bool(getattr(restarted, "rowcount", 0))
+        return self.match(match_id), won
 
     def renew_leases(self, lease: Lease) -> int:
         """Extend the lease of every running match `lease.owner` plays; how many."""

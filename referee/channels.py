@@ -2,8 +2,9 @@
 
 The runner never touches a stream. It sends an `ActRequest` through a seat
 channel and awaits the answer or a timeout, and sends notices. This process
-has one implementation (`sessions.LocalSeatChannel`); a Redis relay for
-several referee replicas can be another.
+has two implementations: `sessions.LocalSeatChannel` for a referee alone,
+and `relay_channel.RelaySeatChannel` for replicas sharing a Redis relay,
+which reaches the bot wherever its stream is held.
 """
 
 from __future__ import annotations
@@ -22,6 +23,14 @@ class SeatGone(Exception):
     """The bot has been disconnected for longer than the grace period."""
 
 
+class RelayUnavailable(Exception):
+    """The relay (Redis) could not carry a request before its deadline.
+
+    Not the bot's fault: the match is aborted and played again, never
+    scored with strikes the bot did not earn.
+    """
+
+
 @dataclass(frozen=True)
 class ActRequest:
     """A request for one action from one seat of one game of a match."""
@@ -37,6 +46,15 @@ class ActRequest:
     deadline_ms: int
     time_bank_ms: int
 
+    def to_json(self) -> dict[str, Any]:
+        """The request as JSON, for the relay (the observation is not copied)."""
+        return dict(vars(self))
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ActRequest:
+        """The request `to_json` wrote."""
+        return cls(**{**data, "legal": tuple(data["legal"])})
+
 
 @dataclass(frozen=True)
 class Answer:
@@ -45,6 +63,8 @@ class Answer:
     request_id: str
     index: int | None = None
     action: str | None = None
+    relayed: bool = False
+    """True when it came through the relay from another replica."""
 
 
 class SeatChannel(Protocol):

@@ -8,14 +8,12 @@ stopped) is played again from the start.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
-from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, assert_never
+from typing import assert_never
 
 from sqlalchemy.exc import OperationalError
 
@@ -31,13 +29,15 @@ from ladder.store import (
     Store,
     utcnow,
 )
-from referee.channels import SeatChannel
+from referee.channels import RelayUnavailable, SeatChannel
 from referee.metrics import RefereeMetrics
 from referee.runner import Event, Limits, MatchRunner
-from referee.sessions import LocalSeatChannel, SessionHub
+from referee.seats import Seats
 
 log = logging.getLogger(__name__)
 
+WAIT_POLL_S = 0.5
+"""How often a wait for a match another replica plays reads its status."""
 STORE_RETRY_S = 300.0
 """How long a finished match's result may wait for the database before the match is aborted."""
 
@@ -64,9 +64,8 @@ class MatchManager:
     def __init__(
         self,
         store: Store,
-        hub: SessionHub,
+        seats: Seats,
         limits: Limits,
-        grace_s: float,
         metrics: RefereeMetrics,
         replica: str = "referee",
         lease_s: float = 15.0,
@@ -74,23 +73,25 @@ class MatchManager:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._store = store
+        self._seats = seats
         self._replica = replica
         self._lease_s = lease_s
-        self._hub = hub
         self._limits = limits
-        self._grace_s = grace_s
         self._metrics = metrics
         self._bounds = bounds
         self._clock = clock
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._events: dict[str, list[Event]] = {}
         self._watchers: dict[str, list[asyncio.Queue[Event | None]]] = {}
-        self._busy: Counter[str] = Counter()
-        self._slots_changed = asyncio.Event()
         self._stopping = False
         # One start at a time: concurrent StartMatch calls with one id must not
         # both insert the match (IntegrityError) nor both restart an aborted one.
         self._starting = asyncio.Lock()
+
+    @property
+    def stopping(self) -> bool:
+        """True once the referee takes no new match."""
+        return self._stopping
 
     def running(self) -> list[str]:
         """Ids of the matches being played now."""
@@ -142,10 +143,10 @@ class MatchManager:
                 and match.status == MatchStatus.ABORTED
                 and request.id not in self._tasks
             ):
-                match = await asyncio.to_thread(
+                # Only one replica restarts it: the others find it running.
+                match, created = await asyncio.to_thread(
                     self._store.restart_match, request.id, self._lease()
                 )
-                created = True
             if created:
                 self._events[request.id] = []
                 # The stored request: it holds the seed the store drew if the caller gave none.
@@ -181,18 +182,20 @@ class MatchManager:
 
     async def _run(self, request: MatchRequest) -> None:
         bots = list(dict.fromkeys(request.bot_ids))
-        await self._acquire(bots)
-        channels: dict[str, SeatChannel] = {
-            bot: LocalSeatChannel(self._hub, bot, self._grace_s, self._clock) for bot in bots
+        await self._seats.acquire(bots, request.id)
+        channels: dict[str, SeatChannel] = {bot: self._seats.channel(bot) for bot in bots}
+        move_latency = self._metrics.move_latency
+        latency = {
+            False: move_latency.labels(request.game, "local"),
+            True: move_latency.labels(request.game, "relay"),
         }
-        latency = self._metrics.move_latency.labels(request.game)
         runner = MatchRunner(
             request,
             channels,
             self._limits,
             on_event=lambda event: self._publish(request, event),
             clock=self._clock,
-            on_latency=latency.observe,
+            on_latency=lambda seconds, relayed: latency[relayed].observe(seconds),
             on_strike=lambda kind: self._count_strike(request.game, kind),
         )
         self._metrics.matches_running.inc()
@@ -214,6 +217,14 @@ class MatchManager:
                 request, {"type": EventType.MATCH_ABORTED, "reason": "the referee stopped"}
             )
             raise
+        except RelayUnavailable as error:
+            # Not the bots' fault: the match is played again rather than scored with strikes.
+            log.warning("match %s aborted: %s", request.id, error)
+            await asyncio.to_thread(
+                self._store.abort_match, request.id, f"relay unavailable: {error}", self._replica
+            )
+            self._metrics.matches_finished.labels(request.game, MatchStatus.ABORTED).inc()
+            self._publish(request, {"type": EventType.MATCH_ABORTED, "reason": str(error)})
         except Conflict as error:
             # Another replica holds the match now (this one's lease lapsed): its result is theirs.
             log.warning("match %s: result dropped: %s", request.id, error)
@@ -228,7 +239,7 @@ class MatchManager:
             self._publish(request, {"type": EventType.MATCH_ABORTED, "reason": str(error)})
         finally:
             self._metrics.matches_running.dec()
-            self._release(bots)
+            await self._seats.release(bots, request.id)
             self._tasks.pop(request.id, None)
             self._close_watchers(request.id)
 
@@ -259,29 +270,6 @@ class MatchManager:
                 )
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 10.0)
-
-    async def _acquire(self, bots: list[str]) -> None:
-        """Wait until every bot has a free slot of its declared capacity.
-
-        A bot that is not connected gets one slot; it will forfeit if it does
-        not come within the grace period.
-        """
-        while True:
-            if all(self._busy[bot] < self._capacity(bot) for bot in bots):
-                self._busy.update(bots)
-                return
-            # Sessions that open with a larger capacity are seen on the next poll.
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._slots_changed.wait(), 0.5)
-
-    def _capacity(self, bot: str) -> int:
-        session = self._hub.get(bot)
-        return session.capacity if session is not None else 1
-
-    def _release(self, bots: list[str]) -> None:
-        self._busy.subtract(bots)
-        self._slots_changed.set()
-        self._slots_changed = asyncio.Event()
 
     def _publish(self, request: MatchRequest, event: Event) -> None:
         self._events.setdefault(request.id, []).append(event)
@@ -324,11 +312,21 @@ class MatchManager:
             yield event
 
     async def wait(self, match_id: str) -> Match:
-        """The match once it is no longer running."""
-        task = self._tasks.get(match_id)
-        if task is not None:
-            await asyncio.wait([task])
-        return await asyncio.to_thread(self._store.match, match_id)
+        """The match once it is no longer running, here or on another replica."""
+        while True:
+            task = self._tasks.get(match_id)
+            if task is not None:
+                await asyncio.wait([task])
+            match = await asyncio.to_thread(self._store.match, match_id)
+            if match.status != MatchStatus.RUNNING:
+                return match
+            if match_id not in self._tasks:
+                # Played by another replica (the caller's deadline bounds the wait).
+                await asyncio.sleep(WAIT_POLL_S)
+
+    def stop_taking(self) -> None:
+        """Take no new match from now on (StartMatch fails ShuttingDown)."""
+        self._stopping = True
 
     async def shutdown(self, grace_s: float) -> dict[str, list[str]]:
         """Stop taking matches; let running ones finish for `grace_s`, abort the rest."""
@@ -344,6 +342,6 @@ class MatchManager:
         finished = [match_id for match_id in tasks if match_id not in aborted]
         return {"finished": finished, "aborted": aborted}
 
-    def stats(self) -> dict[str, Any]:
-        """Counts for health and logs."""
-        return {"running": len(self._tasks), "busy": dict(self._busy)}
+    async def busy(self) -> dict[str, int]:
+        """Matches each bot plays now."""
+        return await self._seats.busy()

@@ -7,7 +7,11 @@ from dataclasses import dataclass
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 MOVE_LATENCY_BUCKETS = (
+    0.0001,
+    0.0002,
+    0.0003,
     0.0005,
+    0.00075,
     0.001,
     0.002,
     0.005,
@@ -20,6 +24,20 @@ MOVE_LATENCY_BUCKETS = (
     1.0,
     2.5,
     5.0,
+)
+
+RELAY_LATENCY_BUCKETS = (
+    0.0001,
+    0.0002,
+    0.0003,
+    0.0005,
+    0.00075,
+    0.001,
+    0.002,
+    0.005,
+    0.01,
+    0.05,
+    0.25,
 )
 
 
@@ -37,6 +55,11 @@ class RefereeMetrics:
     illegal_moves: Counter
     forfeits: Counter
     disconnects: Counter
+    relayed: Counter
+    relay_added_latency: Histogram
+    placements: Counter
+    replicas_live: Gauge
+    draining: Gauge
 
     @classmethod
     def create(cls, registry: CollectorRegistry | None = None) -> RefereeMetrics:
@@ -59,8 +82,9 @@ class RefereeMetrics:
             moves=Counter("arena_moves", "Actions applied, by game", ["game"], registry=registry),
             move_latency=Histogram(
                 "arena_move_latency_seconds",
-                "Time from sending an Act request to its answer, by game",
-                ["game"],
+                "Time from sending an Act request to its answer, by game and by path: 'local' "
+                "for a bot held by this replica, 'relay' for one held by another",
+                ["game", "path"],
                 buckets=MOVE_LATENCY_BUCKETS,
                 registry=registry,
             ),
@@ -81,5 +105,33 @@ class RefereeMetrics:
             ),
             disconnects=Counter(
                 "arena_bot_disconnects", "Bot sessions that ended", registry=registry
+            ),
+            relayed=Counter(
+                "arena_relayed_requests",
+                "Act requests relayed through Redis: 'sent' for seats of this replica's matches "
+                "held elsewhere, 'forwarded' to this replica's bots for others' matches",
+                ["direction"],
+                registry=registry,
+            ),
+            relay_added_latency=Histogram(
+                "arena_relay_added_latency_seconds",
+                "What the relay adds to a relayed move: its round trip less the bot's own time",
+                buckets=RELAY_LATENCY_BUCKETS,
+                registry=registry,
+            ),
+            placements=Counter(
+                "arena_match_placements",
+                "StartMatch calls by where the match went: 'here', or 'forwarded' to the "
+                "replica holding most of its seats",
+                ["where"],
+                registry=registry,
+            ),
+            replicas_live=Gauge(
+                "arena_referee_replicas", "Live referee replicas this one sees", registry=registry
+            ),
+            draining=Gauge(
+                "arena_referee_draining",
+                "1 while this replica drains (takes no match, moves its bots)",
+                registry=registry,
             ),
         )

@@ -148,7 +148,7 @@ class MatchRunner:
         limits: Limits,
         on_event: Callable[[Event], None] = lambda event: None,
         clock: Callable[[], float] = time.monotonic,
-        on_latency: Callable[[float], None] = lambda seconds: None,
+        on_latency: Callable[[float, bool], None] = lambda seconds, relayed: None,
         on_strike: Callable[[StrikeKind], None] = lambda kind: None,
     ) -> None:
         if request.seed is None:
@@ -331,7 +331,7 @@ class MatchRunner:
             await self._forfeit(bot, index, seat, f"disconnected: {gone}")
             return Choice(stand_in.choice(legal))
         elapsed_s = self._clock() - started
-        self._on_latency(elapsed_s)
+        self._on_latency(elapsed_s, answer.relayed)
         over_ms = elapsed_s * 1000 - self.request.deadline_ms
         if over_ms > 0:
             record.bank_ms = max(0.0, record.bank_ms - over_ms)

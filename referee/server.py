@@ -2,7 +2,10 @@
 
 On SIGTERM or SIGINT the referee stops taking matches, lets running ones
 finish for the shutdown grace period, aborts the rest (marked aborted in the
-store, so a worker plays them again) and says which in its log.
+store, so a worker plays them again) and says which in its log. A replica of
+a tier drains first: it stops listening, so that new connections reach the
+other replicas, and tells its bots to reconnect there; its running matches
+go on reaching their seats through the relay while they finish.
 """
 
 from __future__ import annotations
@@ -26,10 +29,13 @@ from ladder.store import Store, utcnow
 from referee.decoding import DecodeGuard
 from referee.matches import MatchManager
 from referee.metrics import RefereeMetrics
+from referee.placement import Placer
 from referee.runner import Limits
+from referee.seats import LocalSeats, Seats
 from referee.service import BotService, Gatekeeper, RefereeService
 from referee.sessions import SessionHub
 from referee.settings import RefereeSettings
+from referee.tier import Tier
 
 log = logging.getLogger(__name__)
 
@@ -55,17 +61,30 @@ class Referee:
     health: Any
     metrics: RefereeMetrics
     leases: asyncio.Task[None]
+    tier: Tier | None = None
 
     async def stop(self) -> dict[str, list[str]]:
         """Shut down gracefully; returns the matches that finished and were aborted."""
         for name in ("", *SERVICE_NAMES):
             await self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
-        outcome = await self.manager.shutdown(self.settings.shutdown_grace_s)
+        grace = self.settings.shutdown_grace_s
+        closing: asyncio.Task[None] | None = None
+        if self.tier is not None:
+            self.manager.stop_taking()
+            # Stops listening now; calls under way (streams, waits) go on for the grace.
+            closing = asyncio.create_task(self.server.stop(grace=grace + 5.0))
+            await self.tier.drain("this referee replica is stopping; reconnect")
+        outcome = await self.manager.shutdown(grace)
         self.leases.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await self.leases
         self.hub.close_all()
+        if self.tier is not None:
+            await self.tier.close()
+        # Ends what is left of the calls (a second stop shortens the first's grace).
         await self.server.stop(grace=1.0)
+        if closing is not None:
+            await closing
         self.store.close()
         return outcome
 
@@ -87,9 +106,14 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
     metrics = metrics or RefereeMetrics.create()
     hub = SessionHub()
     limits = Limits(time_bank_ms=settings.time_bank_ms, max_strikes=settings.max_strikes)
-    manager = MatchManager(
-        store, hub, limits, settings.grace_s, metrics, settings.replica_name, settings.lease_s
-    )
+    tier: Tier | None = None
+    seats: Seats = LocalSeats(hub, settings.grace_s)
+    if settings.relay_url:
+        tier = Tier(settings.relay_url, settings.replica_name, hub, settings.grace_s, metrics)
+        await tier.start()
+        seats = tier.seats
+    manager = MatchManager(store, seats, limits, metrics, settings.replica_name, settings.lease_s)
+    placer = None if tier is None else Placer(tier, manager.start, metrics)
     gate = Gatekeeper(settings, store)
     server = grpc.aio.server(
         interceptors=[DecodeGuard()],
@@ -102,13 +126,16 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
             # 20 s); gRPC's default (5 min) answers an idle session's pings with
             # GOAWAY "too_many_pings", dropping the bot every few minutes.
             ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+            # Replicas on one machine share the port; a lone referee must not
+            # share it by accident with another one started on the same port.
+            ("grpc.so_reuseport", 1 if tier is not None else 0),
         ],
     )
     pb_grpc.add_BotServiceServicer_to_server(
         BotService(settings, store, hub, gate, metrics), server
     )
     pb_grpc.add_RefereeServiceServicer_to_server(
-        RefereeService(settings, store, hub, manager, gate), server
+        RefereeService(settings, store, hub, manager, gate, placer, tier), server
     )
     health_servicer = AsyncHealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -128,7 +155,9 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
     for name in ("", *SERVICE_NAMES):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     leases = asyncio.create_task(manager.keep_leases(), name="match leases")
-    return Referee(settings, server, port, store, hub, manager, health_servicer, metrics, leases)
+    return Referee(
+        settings, server, port, store, hub, manager, health_servicer, metrics, leases, tier
+    )
 
 
 async def serve(settings: RefereeSettings) -> int:

@@ -9,6 +9,7 @@ import time
 from collections.abc import AsyncIterator
 
 import grpc
+from redis.exceptions import RedisError
 
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
@@ -19,9 +20,11 @@ from referee.channels import Answer
 from referee.limits import KeyedBuckets, TokenBucket
 from referee.matches import BadMatch, MatchManager, ShuttingDown
 from referee.metrics import RefereeMetrics
+from referee.placement import Placer
 from referee.sessions import Problem, SessionHub
 from referee.sessions import Session as BotSession
 from referee.settings import RefereeSettings
+from referee.tier import Tier
 
 HELLO_TIMEOUT_S = 10.0
 MAX_NAME = 64
@@ -259,12 +262,16 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
         hub: SessionHub,
         manager: MatchManager,
         gate: Gatekeeper,
+        placer: Placer | None = None,
+        tier: Tier | None = None,
     ) -> None:
         self._settings = settings
         self._store = store
         self._hub = hub
         self._manager = manager
         self._gate = gate
+        self._start = manager.start if placer is None else placer.start
+        self._tier = tier
         self._reads = KeyedBuckets(settings.reads_per_minute)
 
     async def StartMatch(
@@ -290,7 +297,7 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
             deadline_ms=request.deadline_ms or self._settings.default_deadline_ms,
         )
         try:
-            match = await self._manager.start(match_request)
+            match = await self._start(match_request)
         except ShuttingDown as error:
             await context.abort(grpc.StatusCode.UNAVAILABLE, brief(str(error)))
         except BadMatch as error:
@@ -341,10 +348,24 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
         self, request: pb.ListSessionsRequest, context: grpc.aio.ServicerContext[object, object]
     ) -> pb.ListSessionsReply:
         await self._gate.require_admin(context)
-        busy = self._manager.stats()["busy"]
+        busy = await self._manager.busy()
+        if self._tier is None:
+            held = [
+                (s.bot_id, s.capacity, self._settings.replica_name) for s in self._hub.connected()
+            ]
+        else:
+            try:
+                holders = await self._tier.registry.holders()
+            except (RedisError, OSError) as error:
+                await context.abort(
+                    grpc.StatusCode.UNAVAILABLE, brief(f"the relay (Redis) is unavailable: {error}")
+                )
+            held = [(h.bot_id, h.capacity, h.replica) for h in holders]
         return pb.ListSessionsReply(
             sessions=[
-                pb.SessionInfo(bot_id=s.bot_id, capacity=s.capacity, busy=busy.get(s.bot_id, 0))
-                for s in self._hub.connected()
+                pb.SessionInfo(
+                    bot_id=bot_id, capacity=capacity, busy=busy.get(bot_id, 0), replica=replica
+                )
+                for bot_id, capacity, replica in held
             ]
         )

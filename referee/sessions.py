@@ -27,8 +27,15 @@ class Problem:
     request_id: str = ""
 
 
-Outgoing = ActRequest | Notice | Problem
-"""What the referee sends down a session: a request, a notice, or a problem."""
+@dataclass(frozen=True)
+class Reconnect:
+    """This replica is draining: the bot should open a session elsewhere now."""
+
+    reason: str
+
+
+Outgoing = ActRequest | Notice | Problem | Reconnect
+"""What the referee sends down a session: a request, a notice, a problem, or a move."""
 
 
 class SessionClosed(Exception):
@@ -42,6 +49,8 @@ class Session:
     bot_id: str
     capacity: int
     id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    opened: float = field(default_factory=time.time)
+    """Wall-clock time it opened: of two sessions of a bot on two replicas, the later wins."""
     outbox: asyncio.Queue[Outgoing | None] = field(default_factory=asyncio.Queue)
     pending: dict[str, asyncio.Future[Answer]] = field(default_factory=dict)
     closed: bool = False
@@ -83,6 +92,8 @@ class SessionHub:
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
+        self.on_open: list[Callable[[Session], None]] = []
+        self.on_close: list[Callable[[Session], None]] = []
         self._sessions: dict[str, Session] = {}
         self._absent_since: dict[str, float] = {}
         self._changed = asyncio.Event()
@@ -97,6 +108,8 @@ class SessionHub:
         self._sessions[bot_id] = session
         self._absent_since.pop(bot_id, None)
         self._wake()
+        for listener in self.on_open:
+            listener(session)
         return session
 
     def close(self, session: Session) -> None:
@@ -106,6 +119,8 @@ class SessionHub:
             del self._sessions[session.bot_id]
             self._absent_since[session.bot_id] = self._clock()
             self._wake()
+            for listener in self.on_close:
+                listener(session)
 
     def get(self, bot_id: str) -> Session | None:
         """The bot's open session, if any."""

@@ -160,6 +160,22 @@ class RefereeSettings:
         "aborts a match only once its claim has expired",
         parse=float,
     )
+    relay_url: str | None = setting(
+        None,
+        env="RELAY_URL",
+        flag="--relay",
+        help="Redis URL the referee replicas share (sessions, relayed moves, placement); "
+        "without it the referee is one process on its own",
+        metavar="redis://HOST:PORT/DB",
+    )
+    processes: int = setting(
+        1,
+        env="REFEREE_PROCESSES",
+        flag="--processes",
+        help="referee processes to run on this machine, sharing the port (SO_REUSEPORT) and "
+        "the relay: one per core; more than 1 needs --relay",
+        parse=int,
+    )
     tls_cert: str | None = setting(None, env="TLS_CERT", flag="--tls-cert", help="PEM certificate")
     tls_key: str | None = setting(None, env="TLS_KEY", flag="--tls-key", help="PEM private key")
 
@@ -219,6 +235,17 @@ class RefereeSettings:
             raise ValueError(f"the database URL is not one SQLAlchemy can use: {error}") from None
         if self.max_strikes < 1 or self.grace_s < 0 or self.default_deadline_ms < 1:
             raise ValueError("max_strikes >= 1, grace >= 0 and a positive deadline are required")
+        if self.processes < 1:
+            raise ValueError(f"--processes must be at least 1, got {self.processes}")
+        if self.processes > 1 and not self.relay_url:
+            raise ValueError(
+                f"--processes {self.processes} needs --relay (a Redis URL, or ARENA_RELAY_URL): "
+                "the processes share the bots through it"
+            )
+        if self.processes > 1 and self.listen.rsplit(":", 1)[-1] == "0":
+            raise ValueError("--processes needs a fixed port to share, not port 0")
+        if self.relay_url and not self.relay_url.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError("the relay URL must be a redis://, rediss:// or unix:// URL")
         if self.lease_s < 1:
             raise ValueError(f"the match lease must be at least 1 s, got {self.lease_s:g}")
         if self.max_message_bytes < 1024:

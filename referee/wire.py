@@ -37,7 +37,7 @@ from ladder.records import (
     Strike,
 )
 from referee.channels import ActRequest
-from referee.sessions import Outgoing, Problem
+from referee.sessions import Outgoing, Problem, Reconnect
 
 GOODGE_SUITS = {
     "S": cards.GOODGE_SUIT_SPADES,
@@ -368,6 +368,8 @@ def referee_message(message: Outgoing) -> pb.RefereeMessage:
         return pb.RefereeMessage(
             error=pb.Error(message=message.message, request_id=message.request_id)
         )
+    if isinstance(message, Reconnect):
+        return pb.RefereeMessage(reconnect=pb.Reconnect(reason=message.reason))
     if isinstance(message, ActRequest):
         return pb.RefereeMessage(
             act=pb.Act(

@@ -161,6 +161,7 @@ class RefereeMessage(_message.Message):
     STRIKE_FIELD_NUMBER: _builtins.int
     FORFEIT_FIELD_NUMBER: _builtins.int
     ERROR_FIELD_NUMBER: _builtins.int
+    RECONNECT_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def welcome(self) -> Global___Welcome: ...
     @_builtins.property
@@ -177,6 +178,8 @@ class RefereeMessage(_message.Message):
     def forfeit(self) -> Global___Forfeit: ...
     @_builtins.property
     def error(self) -> Global___Error: ...
+    @_builtins.property
+    def reconnect(self) -> Global___Reconnect: ...
     def __init__(
         self,
         *,
@@ -188,16 +191,41 @@ class RefereeMessage(_message.Message):
         strike: Global___Strike | None = ...,
         forfeit: Global___Forfeit | None = ...,
         error: Global___Error | None = ...,
+        reconnect: Global___Reconnect | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["act", b"act", "error", b"error", "forfeit", b"forfeit", "game_end", b"game_end", "game_start", b"game_start", "kind", b"kind", "match_end", b"match_end", "strike", b"strike", "welcome", b"welcome"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["act", b"act", "error", b"error", "forfeit", b"forfeit", "game_end", b"game_end", "game_start", b"game_start", "kind", b"kind", "match_end", b"match_end", "reconnect", b"reconnect", "strike", b"strike", "welcome", b"welcome"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["act", b"act", "error", b"error", "forfeit", b"forfeit", "game_end", b"game_end", "game_start", b"game_start", "kind", b"kind", "match_end", b"match_end", "strike", b"strike", "welcome", b"welcome"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["act", b"act", "error", b"error", "forfeit", b"forfeit", "game_end", b"game_end", "game_start", b"game_start", "kind", b"kind", "match_end", b"match_end", "reconnect", b"reconnect", "strike", b"strike", "welcome", b"welcome"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["welcome", "act", "game_start", "game_end", "match_end", "strike", "forfeit", "error"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["welcome", "act", "game_start", "game_end", "match_end", "strike", "forfeit", "error", "reconnect"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
 Global___RefereeMessage: _TypeAlias = RefereeMessage  # noqa: Y015
+
+@_typing.final
+class Reconnect(_message.Message):
+    """The referee replica holding this stream is draining (a rolling update):
+    end the stream and open a new session at once, at the same address; the
+    load balancer gives the bot another replica and its seats follow it.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REASON_FIELD_NUMBER: _builtins.int
+    reason: _builtins.str
+    def __init__(
+        self,
+        *,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["reason", b"reason"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Reconnect: _TypeAlias = Reconnect  # noqa: Y015
 
 @_typing.final
 class Welcome(_message.Message):
@@ -827,19 +855,24 @@ class SessionInfo(_message.Message):
     BOT_ID_FIELD_NUMBER: _builtins.int
     CAPACITY_FIELD_NUMBER: _builtins.int
     BUSY_FIELD_NUMBER: _builtins.int
+    REPLICA_FIELD_NUMBER: _builtins.int
     bot_id: _builtins.str
     capacity: _builtins.int
     busy: _builtins.int
+    """matches it plays now, on every replica"""
+    replica: _builtins.str
+    """the referee replica holding its stream"""
     def __init__(
         self,
         *,
         bot_id: _builtins.str = ...,
         capacity: _builtins.int = ...,
         busy: _builtins.int = ...,
+        replica: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_id", b"bot_id", "busy", b"busy", "capacity", b"capacity"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_id", b"bot_id", "busy", b"busy", "capacity", b"capacity", "replica", b"replica"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -1,10 +1,9 @@
-"""Fixtures of the process-fault tests: a Redis server of the test's own, and the whole
-arena (`tests.support.faults.FaultArena`) on it with its slow bots.
+"""Fixtures of the process-fault tests: the whole arena (`tests.support.faults.FaultArena`)
+on a Redis server of the test's own (tests/conftest.py), with its slow bots.
 """
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,20 +12,7 @@ import pytest
 from tests.support.faults import FaultArena
 from tests.support.processes import Processes
 from tests.support.referee import launch_referee
-from tests.support.services import RedisServer, service_missing
-
-
-@pytest.fixture
-def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
-    """A redis-server of this test's own (stopped when it ends)."""
-    if shutil.which("redis-server") is None:
-        service_missing("redis-server is not installed")
-    server = RedisServer(tmp_path)
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
+from tests.support.services import RedisServer
 
 
 @pytest.fixture

@@ -3,10 +3,12 @@
 Each overlay is rendered with `kubectl kustomize` and every object is
 validated offline against the Kubernetes OpenAPI schemas of KUBERNETES_VERSION
 shipped by the kubernetes-validate package, strictly (no unknown fields).
-Then the arena's own rules: one beat, one referee with gRPC probes, requests
-and limits everywhere, settings that agree with the ports, services and
-database they name, and a Grafana dashboard that charts exactly the metrics
-the processes export. Without kubectl or kubernetes-validate these tests are
+Then the arena's own rules: one beat; a referee tier of at least two
+replicas sharing a Redis relay, rolled without losing capacity and drained
+within its pods' grace period, with gRPC probes; requests and limits
+everywhere; settings that agree with the ports, services and database they
+name; and a Grafana dashboard that charts exactly the metrics the processes
+export. Without kubectl or kubernetes-validate these tests are
 skipped, unless ARENA_REQUIRE_SERVICES=1, where they fail.
 """
 
@@ -55,6 +57,12 @@ DASHBOARD_METRICS = frozenset(
         "arena_illegal_moves_total",
         "arena_forfeits_total",
         "arena_bot_disconnects_total",
+        # referee replicas: the relay, placement, the registry, draining
+        "arena_relayed_requests_total",
+        "arena_relay_added_latency_seconds_bucket",
+        "arena_match_placements_total",
+        "arena_referee_replicas",
+        "arena_referee_draining",
         # workers (workers/metrics.py)
         "arena_worker_tasks_total",
         "arena_worker_task_failures_total",
@@ -164,6 +172,24 @@ def config(docs: list[Doc]) -> dict[str, str]:
     return data
 
 
+def referee_container(docs: list[Doc]) -> Doc:
+    spec = find(docs, "Deployment", "referee")["spec"]["template"]["spec"]
+    (referee,) = spec["containers"]
+    container: Doc = referee
+    return container
+
+
+def referee_settings(docs: list[Doc]) -> dict[str, str]:
+    """The referee's literal ARENA_* values: arena-config, then its own env (which wins)."""
+    settings = dict(config(docs))
+    for variable in referee_container(docs).get("env", []):
+        if "value" in variable:
+            settings[variable["name"]] = variable["value"]
+        else:  # from a Secret or the pod: no literal value here
+            settings.pop(variable["name"], None)
+    return settings
+
+
 # the rendering and the schemas ------------------------------------------------
 
 
@@ -250,13 +276,58 @@ def test_exactly_one_beat_never_two_at_once(rendered: dict[str, list[Doc]], name
 
 
 @pytest.mark.parametrize("name", ["base", *OVERLAYS])
-def test_one_referee_until_seats_relay_between_replicas(
+def test_the_referee_is_a_tier_of_replicas(rendered: dict[str, list[Doc]], name: str) -> None:
+    """Two or more replicas, each its own name, rolled a new pod first, never below the count."""
+    referee = find(rendered[name], "Deployment", "referee")
+    replicas = referee["spec"]["replicas"]
+    assert replicas >= 2
+    strategy = referee["spec"]["strategy"]
+    assert strategy["type"] == "RollingUpdate"
+    assert strategy["rollingUpdate"]["maxUnavailable"] in (0, "0%")
+    assert strategy["rollingUpdate"]["maxSurge"] not in (0, "0%")
+    # Replica names must differ (a replica aborts its own name's earlier matches).
+    env = {e["name"]: e for e in referee_container(rendered[name])["env"]}
+    assert env["ARENA_REFEREE_REPLICA"]["valueFrom"] == {"fieldRef": {"fieldPath": "metadata.name"}}
+    # One process per pod: the scrape annotation names one metrics port.
+    assert referee_settings(rendered[name]).get("ARENA_REFEREE_PROCESSES", "1") == "1"
+    # At least one referee through any voluntary disruption, yet never a blocked drain.
+    budget = find(rendered[name], "PodDisruptionBudget", "referee")["spec"]
+    assert "maxUnavailable" not in budget
+    assert 1 <= budget["minAvailable"] < replicas
+
+
+@pytest.mark.parametrize("name", ["base", *OVERLAYS])
+def test_the_referee_relay_is_the_in_cluster_redis(
     rendered: dict[str, list[Doc]], name: str
 ) -> None:
-    """Referee replicas need the Redis seat relay of DESIGN.md "Scale", not written yet."""
-    referee = find(rendered[name], "Deployment", "referee")
-    assert referee["spec"]["replicas"] == 1
-    assert referee["spec"]["strategy"]["type"] == "Recreate"
+    docs = rendered[name]
+    settings = referee_settings(docs)
+    relay = urlsplit(settings["ARENA_RELAY_URL"])
+    assert relay.scheme == "redis"
+    service = _services(docs)[relay.hostname or ""]
+    assert _port(service, relay.port or 0)["targetPort"] == "redis"
+    redis = find(docs, "StatefulSet", "redis")["spec"]["template"]["metadata"]["labels"]
+    assert service["spec"]["selector"].items() <= redis.items()
+    # A database of its own: on the broker's Redis, not Celery's (nor the results',
+    # which default to the broker's).
+    assert re.fullmatch(r"/\d+", relay.path), relay.path
+    broker = urlsplit(settings["ARENA_BROKER_URL"])
+    if (relay.hostname, relay.port) == (broker.hostname, broker.port):
+        assert relay.path != (broker.path or "/0")
+
+
+@pytest.mark.parametrize("name", ["base", *OVERLAYS])
+def test_a_draining_referee_finishes_within_its_grace_period(
+    rendered: dict[str, list[Doc]], name: str
+) -> None:
+    """SIGTERM drains: matches get ARENA_SHUTDOWN_GRACE_S, then the bots move and it exits."""
+    spec = find(rendered[name], "Deployment", "referee")["spec"]["template"]["spec"]
+    settings = referee_settings(rendered[name])
+    assert "ARENA_SHUTDOWN_GRACE_S" in settings, "set it explicitly, beside the grace period"
+    shutdown_grace = float(settings["ARENA_SHUTDOWN_GRACE_S"])
+    # Ten seconds beyond it for aborting the unfinished matches and exiting, or
+    # the kubelet kills the replica mid-drain.
+    assert spec["terminationGracePeriodSeconds"] >= shutdown_grace + 10
 
 
 @pytest.mark.parametrize("name", ["base", *OVERLAYS])
@@ -271,16 +342,16 @@ def test_every_container_has_requests_and_limits(rendered: dict[str, list[Doc]],
 
 @pytest.mark.parametrize("name", ["base", *OVERLAYS])
 def test_referee_probes_are_grpc(rendered: dict[str, list[Doc]], name: str) -> None:
-    spec = find(rendered[name], "Deployment", "referee")["spec"]["template"]["spec"]
-    (referee,) = spec["containers"]
+    referee = referee_container(rendered[name])
     grpc_port = next(p["containerPort"] for p in referee["ports"] if p["name"] == "grpc")
     assert config(rendered[name])["ARENA_REFEREE_LISTEN"] == f"0.0.0.0:{grpc_port}"
+    # Readiness is what takes a draining replica (health NOT_SERVING) out of the Services.
     for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
         assert referee[probe]["grpc"] == {"port": grpc_port}, probe
-    # Liveness must outlast the referee's own shutdown (matches get 10 s to finish).
+    # The kubelet stops liveness probes once a pod is being deleted, so a drain is
+    # safe; still, a busy replica may miss a few checks before it is restarted.
     liveness = referee["livenessProbe"]
-    assert liveness["periodSeconds"] * liveness["failureThreshold"] > 10
-    assert spec["terminationGracePeriodSeconds"] > 10
+    assert liveness["periodSeconds"] * liveness["failureThreshold"] >= 30
 
 
 @pytest.mark.parametrize("name", ["base", *OVERLAYS])
@@ -329,9 +400,11 @@ def test_worker_autoscaling(rendered: dict[str, list[Doc]]) -> None:
 
 
 def test_dev_runs_one_of_each(rendered: dict[str, list[Doc]]) -> None:
+    """But the referee: two replicas, so that dev exercises the relay between them."""
     for doc in rendered["dev"]:
         if doc["kind"] in ("Deployment", "StatefulSet") and "replicas" in doc["spec"]:
-            assert doc["spec"]["replicas"] == 1, doc["metadata"]["name"]
+            expected = 2 if doc["metadata"]["name"] == "referee" else 1
+            assert doc["spec"]["replicas"] == expected, doc["metadata"]["name"]
 
 
 def _cpu(quantity: str) -> float:

@@ -236,13 +236,14 @@ def test_abort_match_and_restart_match(store: Store) -> None:
     # Asking again for an aborted match finds it aborted; the referee restarts it.
     found, created = store.create_match(request_for())
     assert not created and found.status == "aborted"
-    restarted = store.restart_match("m1")
-    assert (restarted.status, restarted.reason) == ("running", "")
+    restarted, won = store.restart_match("m1")
+    assert (restarted.status, restarted.reason, won) == ("running", "", True)
     assert store.match("m1") == restarted
-    # Restarting a running or finished match changes nothing.
-    assert store.restart_match("m1").status == "running"
+    # Restarting a running or finished match changes nothing: of two replicas racing
+    # to restart one aborted match, only the first plays it.
+    assert store.restart_match("m1") == (restarted, False)
     store.finish_match("m1", result_for((1, 1, 1)), replays_for(1))
-    assert store.restart_match("m1").status == "finished"
+    assert store.restart_match("m1")[0].status == "finished"
     assert store.match("m1").result == result_for((1, 1, 1))
 
 
@@ -293,8 +294,8 @@ def test_only_abandoned_matches_are_aborted(store: Store) -> None:
     later = now + timedelta(seconds=60)
     assert store.renew_leases(Lease("a", later + timedelta(seconds=30))) == 1
     assert store.abort_abandoned(later, "lease expired") == []
-    restarted = store.restart_match("expired", Lease("a", later + timedelta(seconds=30)))
-    assert restarted.status == "running"
+    restarted, won = store.restart_match("expired", Lease("a", later + timedelta(seconds=30)))
+    assert (restarted.status, won) == ("running", True)
     assert store.renew_leases(Lease("a", later + timedelta(seconds=60))) == 2
 
 

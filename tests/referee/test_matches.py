@@ -13,6 +13,7 @@ from referee import matches
 from referee.matches import MatchManager
 from referee.metrics import RefereeMetrics
 from referee.runner import Limits
+from referee.seats import LocalSeats
 from referee.sessions import SessionHub
 
 
@@ -36,7 +37,9 @@ class FlakyStore:
 
 def store_result(store: FlakyStore) -> None:
     async def run() -> None:
-        manager = MatchManager(store, SessionHub(), Limits(), 1.0, RefereeMetrics.create())  # type: ignore[arg-type]
+        manager = MatchManager(
+            store, LocalSeats(SessionHub(), 1.0), Limits(), RefereeMetrics.create()
+        )  # type: ignore[arg-type]
         await manager._store_result("m1", {"scores": [1]}, [])
 
     asyncio.run(run())

@@ -111,7 +111,7 @@ def play(
     seats: list[FakeSeat],
     limits: Limits | None = None,
     clock: Callable[[], float] | None = None,
-    on_latency: Callable[[float], None] | None = None,
+    on_latency: Callable[[float, bool], None] | None = None,
 ) -> tuple[dict[str, Any], list[Any], list[Event]]:
     """Run the match to its end; its result (as JSON, as stored), replays and every event."""
     events: list[Event] = []
@@ -433,7 +433,7 @@ def test_the_time_bank_pays_for_slow_answers_and_a_timeout_empties_it() -> None:
         seats,
         Limits(time_bank_ms=1000, max_strikes=3),
         clock=clock,
-        on_latency=latencies.append,
+        on_latency=lambda seconds, relayed: latencies.append(seconds),
     )
     banks = [act.time_bank_ms for act in seats[0].requests[:6]]
     # 50 ms: within the deadline. 250: 150 from the bank. 400: 300 more. 900 > 100 + 550:

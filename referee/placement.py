@@ -1,0 +1,104 @@
+"""Where a match is played in a tier: on the replica that holds most of its seats.
+
+Any replica may receive StartMatch (a worker reaches whichever the load
+balancer gives it); it forwards the request through the relay to the
+replica that holds most of the match's bots, so that most seats are asked
+in-process and only the rest through Redis. The database still decides:
+the replica that stores the match first owns it, so StartMatch stays
+idempotent by match id across the tier.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Awaitable, Callable, Sequence
+
+from redis.exceptions import RedisError
+
+from ladder.records import Match, MatchRequest
+from ladder.store import Conflict
+from referee.matches import BadMatch
+from referee.metrics import RefereeMetrics
+from referee.registry import Holder, Replica
+from referee.relay import CallFailed
+from referee.tier import Tier
+
+log = logging.getLogger(__name__)
+
+FORWARD_TIMEOUT_S = 20.0
+"""How long the replica a match was forwarded to may take to store it (then it is played here)."""
+
+START = "start"
+"""The relay call that starts a match on the replica it names."""
+
+
+def placement(holders: Sequence[Holder | None], replicas: Sequence[Replica], me: str) -> str:
+    """The replica a match should run on: the live one holding most of its seats.
+
+    Draining replicas take no match. A tie goes to `me` (no forwarding), then to
+    the replica with fewer matches; with no seat held anywhere, `me`.
+    """
+    open_ = {replica.name: replica for replica in replicas if not replica.draining}
+    seats = Counter(h.replica for h in holders if h is not None and h.replica in open_)
+    if not seats:
+        return me
+    best = max(seats.values())
+    candidates = [name for name, count in seats.items() if count == best]
+    if me in candidates:
+        return me
+    return min(candidates, key=lambda name: (open_[name].matches, name))
+
+
+StartHere = Callable[[MatchRequest], Awaitable[Match]]
+
+
+class Placer:
+    """Starts each match on the replica of the tier where it belongs."""
+
+    def __init__(self, tier: Tier, start_here: StartHere, metrics: RefereeMetrics) -> None:
+        self._tier = tier
+        self._start_here = start_here
+        self._metrics = metrics
+        tier.relay.handle(START, self._started_for_another)
+
+    async def _started_for_another(self, payload: dict[str, object]) -> dict[str, object]:
+        match = await self._start_here(MatchRequest.from_json(payload))
+        return dict(match.to_json())
+
+    async def place(self, bots: Sequence[str]) -> str:
+        """The replica that should run a match of `bots` (this one if Redis is silent)."""
+        tier = self._tier
+        try:
+            holders = [await tier.locator.find(bot) for bot in dict.fromkeys(bots)]
+            replicas = await tier.registry.replicas()
+        except (RedisError, OSError):
+            return tier.replica
+        return placement(holders, replicas, tier.replica)
+
+    async def start(self, request: MatchRequest) -> Match:
+        """Start `request` where most of its seats are; here if that replica fails to."""
+        target = await self.place(request.bot_ids)
+        if target == self._tier.replica:
+            self._metrics.placements.labels("here").inc()
+            return await self._start_here(request)
+        try:
+            stored = await self._tier.relay.call(
+                target, START, dict(request.to_json()), FORWARD_TIMEOUT_S
+            )
+        except TimeoutError:
+            log.warning("match %s: replica %s did not answer; playing it here", request.id, target)
+        except CallFailed as error:
+            if error.kind == "BadMatch":
+                raise BadMatch(str(error)) from None
+            if error.kind == "Conflict":
+                raise Conflict(str(error)) from None
+            # ShuttingDown (it began draining) or a fault of that replica.
+            log.warning(
+                "match %s: replica %s refused it (%s); playing it here", request.id, target, error
+            )
+        else:
+            self._metrics.placements.labels("forwarded").inc()
+            return Match.from_json(stored)
+        self._metrics.placements.labels("here").inc()
+        return await self._start_here(request)

@@ -1,0 +1,189 @@
+"""A referee replica as one of a tier sharing a Redis relay.
+
+The tier gives a replica: the registry of every bot's stream and of the
+live replicas (kept fresh by a heartbeat), seat channels that reach a bot
+wherever it is held, slots counted across the tier, placement of a match on
+the replica holding most of its seats, and draining (take no match, send the
+bots elsewhere) for rolling updates.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any
+
+from redis.exceptions import RedisError
+
+from referee.channels import SeatChannel
+from referee.metrics import RefereeMetrics
+from referee.registry import HEARTBEAT_S, Listed, Registry
+from referee.relay import Relay, connect
+from referee.relay_channel import Locator, RelaySeatChannel
+from referee.seats import SLOT_POLL_S
+from referee.sessions import Reconnect, Session, SessionHub
+
+log = logging.getLogger(__name__)
+
+
+def listed(session: Session) -> Listed:
+    """The registry's view of a session of this replica."""
+    return Listed(session.bot_id, session.id, session.capacity, session.opened)
+
+
+class TierSeats:
+    """Seats of a replica: bots held anywhere in the tier, slots counted in Redis."""
+
+    def __init__(self, tier: Tier) -> None:
+        self._tier = tier
+
+    def channel(self, bot_id: str) -> SeatChannel:
+        tier = self._tier
+        return RelaySeatChannel(
+            tier.hub, tier.relay, tier.locator, bot_id, tier.grace_s, tier.metrics, tier.clock
+        )
+
+    async def acquire(self, bots: Sequence[str], match_id: str) -> None:
+        """Wait for a slot of every bot on the whole tier (a bot nowhere gets one)."""
+        tier = self._tier
+        while True:
+            try:
+                holders = [await tier.locator.find(bot) for bot in bots]
+                capacities = [1 if h is None else h.capacity for h in holders]
+                if await tier.registry.acquire(bots, capacities, match_id):
+                    tier.held[match_id] = tuple(bots)
+                    return
+            except (RedisError, OSError) as error:
+                log.warning("match %s: cannot count its bots' slots (%s); waiting", match_id, error)
+            await asyncio.sleep(SLOT_POLL_S)
+
+    async def release(self, bots: Sequence[str], match_id: str) -> None:
+        tier = self._tier
+        tier.held.pop(match_id, None)
+        try:
+            await tier.registry.release(bots, match_id)
+        except (RedisError, OSError) as error:
+            # The slots expire on their own when no heartbeat renews them.
+            log.warning("match %s: cannot give back its slots (%s)", match_id, error)
+
+    async def busy(self) -> dict[str, int]:
+        holders = await self._tier.registry.holders()
+        return await self._tier.registry.busy([h.bot_id for h in holders])
+
+
+class Tier:
+    """This replica's membership of the tier."""
+
+    def __init__(
+        self,
+        url: str,
+        replica: str,
+        hub: SessionHub,
+        grace_s: float,
+        metrics: RefereeMetrics,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.replica = replica
+        self.hub = hub
+        self.grace_s = grace_s
+        self.metrics = metrics
+        self.clock = clock
+        self.client, reader = connect(url)
+        self.registry = Registry(self.client, replica)
+        self.relay = Relay(self.client, reader, replica, hub, metrics, clock)
+        self.locator = Locator(self.registry, clock)
+        self.seats = TierSeats(self)
+        self.held: dict[str, tuple[str, ...]] = {}
+        """The bots of each match this replica plays (their slots are renewed each beat)."""
+        self.draining = False
+        self._beat: asyncio.Task[None] | None = None
+        self._background: set[asyncio.Task[None]] = set()
+
+    async def start(self) -> None:
+        """Join: publish this replica and its sessions, read the inbox, beat."""
+        self.hub.on_open.append(self._opened)
+        self.hub.on_close.append(self._closed)
+        self.relay.start()
+        try:
+            await self.beat()
+        except (RedisError, OSError) as error:
+            log.warning(
+                "tier: Redis is unavailable at start (%s); the heartbeat keeps trying", error
+            )
+        self._beat = asyncio.create_task(self._keep_beating(), name="tier heartbeat")
+
+    async def beat(self) -> None:
+        """Rewrite this replica's part of the registry once."""
+        sessions = [listed(s) for s in self.hub.connected()]
+        slots = [(bot, match) for match, bots in self.held.items() for bot in set(bots)]
+        stale = await self.registry.heartbeat(sessions, slots, self.draining, len(self.held))
+        for bot_id in stale:
+            session = self.hub.get(bot_id)
+            if session is not None:
+                log.info(
+                    "bot %s holds a newer session on another replica; closing this one", bot_id
+                )
+                self.hub.close(session)
+        live = await self.registry.replicas()
+        self.metrics.replicas_live.set(len(live))
+
+    async def _keep_beating(self) -> None:
+        while True:
+            await asyncio.sleep(HEARTBEAT_S)
+            try:
+                await self.beat()
+            except (RedisError, OSError) as error:
+                log.warning("tier: heartbeat failed (%s); trying again", error)
+
+    def _opened(self, session: Session) -> None:
+        self.locator.forget(session.bot_id)
+        self._spawn(self._publish(session))
+
+    async def _publish(self, session: Session) -> None:
+        if not await self.registry.publish(listed(session)):
+            log.info(
+                "bot %s opened a later session on another replica; closing this one", session.bot_id
+            )
+            self.hub.close(session)
+
+    def _closed(self, session: Session) -> None:
+        self.locator.forget(session.bot_id)
+        self._spawn(self.registry.withdraw(session.bot_id, session.id))
+
+    def _spawn(self, work: Coroutine[Any, Any, Any]) -> None:
+        async def run() -> None:
+            try:
+                await work
+            except (RedisError, OSError) as error:
+                # The next heartbeat writes the registry again.
+                log.warning("tier: registry update failed (%s)", error)
+
+        task = asyncio.create_task(run())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def drain(self, reason: str) -> None:
+        """Take no more matches and ask this replica's bots to move to another."""
+        self.draining = True
+        self.metrics.draining.set(1)
+        with contextlib.suppress(RedisError, OSError):
+            await self.beat()
+        for session in self.hub.connected():
+            session.send(Reconnect(reason))
+
+    async def close(self) -> None:
+        """Leave the tier (its sessions are closed by then)."""
+        if self._beat is not None:
+            self._beat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._beat
+        for task in list(self._background):
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(task, 2.0)
+        with contextlib.suppress(RedisError, OSError):
+            await self.registry.leave()
+        await self.relay.close()
+        await self.client.aclose()

@@ -1,0 +1,221 @@
+"""The tier's parts on a real Redis (a server of the test's own): placement, the
+registry, and the relay seat channel between replicas in one process.
+
+The replicas here are `Tier`s sharing one Redis, each with its own session hub; a
+bot is a `Session` of a hub whose outbox the test reads and answers, as the
+gRPC servicer would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import pytest
+
+from ladder.records import GameStart
+from referee.channels import ActRequest, Answer, SeatGone, SeatTimeout
+from referee.metrics import RefereeMetrics
+from referee.placement import placement
+from referee.registry import EXPIRY_S, Holder, Registry, Replica
+from referee.sessions import Session, SessionHub
+from referee.tier import Tier
+from tests.support.services import RedisServer
+
+
+def holder(bot: str, replica: str) -> Holder:
+    return Holder(bot, replica, "s-" + bot, 1)
+
+
+def test_a_match_goes_where_most_of_its_seats_are() -> None:
+    live = [Replica("a", False, 2, 5), Replica("b", False, 2, 1), Replica("c", False, 1, 0)]
+    seats = [holder("x", "b"), holder("y", "b"), holder("z", "a")]
+    assert placement(seats, live, "a") == "b"
+    # A tie stays where the call came in; among others, the one with fewer matches.
+    assert placement([holder("x", "a"), holder("y", "b")], live, "a") == "a"
+    assert placement([holder("x", "a"), holder("y", "b")], live, "c") == "b"
+    # No seat held anywhere (or only by replicas that are gone): here.
+    assert placement([None, None], live, "c") == "c"
+    assert placement([holder("x", "gone")], live, "c") == "c"
+    # A draining replica takes no match, however many seats it holds.
+    draining = [Replica("a", False, 1, 0), Replica("b", True, 2, 0)]
+    assert placement([holder("x", "b"), holder("y", "b"), holder("z", "a")], draining, "c") == "a"
+
+
+def run(test: Callable[[], Awaitable[None]]) -> None:
+    asyncio.run(asyncio.wait_for(test(), 60))
+
+
+@asynccontextmanager
+async def tiers(redis: RedisServer, *names: str, grace_s: float = 2.0) -> AsyncIterator[list[Tier]]:
+    """Started tiers named `names` on `redis`, closed afterwards."""
+    joined = [
+        Tier(redis.url, name, SessionHub(), grace_s, RefereeMetrics.create()) for name in names
+    ]
+    for tier in joined:
+        await tier.start()
+    try:
+        yield joined
+    finally:
+        for tier in joined:
+            tier.hub.close_all()
+            await tier.close()
+
+
+def test_the_registry_holds_the_newest_session_and_forgets_a_dead_replica(
+    redis_server: RedisServer,
+) -> None:
+    async def test() -> None:
+        async with tiers(redis_server, "a", "b") as (a, b):
+            old = a.hub.open("bot", 2)
+            await a.beat()
+            assert await b.registry.locate("bot") == Holder("bot", "a", old.id, 2)
+            # The bot reconnects to b while a still holds a half-open stream: the newest
+            # session wins, and a's next heartbeat closes its stale one.
+            new = b.hub.open("bot", 3)
+            await b.beat()
+            await a.beat()
+            assert old.closed and a.hub.get("bot") is None
+            assert await a.registry.locate("bot") == Holder("bot", "b", new.id, 3)
+            # a withdrawing its old session does not remove b's entry.
+            await a.registry.withdraw("bot", old.id)
+            assert (await a.registry.locate("bot")) is not None
+            assert [r.name for r in await a.registry.replicas()] == ["a", "b"]
+
+        # A replica that stops beating (killed) disappears once its entries expire.
+        later = Registry(
+            a.client.__class__.from_url(redis_server.url), "c", lambda: time.time() + EXPIRY_S + 1
+        )
+        assert await later.locate("bot") is None
+        assert await later.replicas() == []
+        await later.client.aclose()
+
+    run(test)
+
+
+def test_slots_are_counted_across_replicas(redis_server: RedisServer) -> None:
+    async def test() -> None:
+        async with tiers(redis_server, "a", "b") as (a, b):
+            a.hub.open("x", 2)
+            a.hub.open("y", 1)
+            await a.beat()
+            await a.seats.acquire(["x"], "m1")
+            await b.seats.acquire(["x"], "m2")
+            # x plays two matches, one on each replica: a third waits for a slot.
+            third = asyncio.create_task(b.seats.acquire(["x", "y"], "m3"))
+            await asyncio.sleep(1.0)
+            assert not third.done()
+            assert await b.seats.busy() == {"x": 2, "y": 0}
+            await a.seats.release(["x"], "m1")
+            await asyncio.wait_for(third, 5)
+            assert await a.seats.busy() == {"x": 2, "y": 1}
+
+    run(test)
+
+
+def test_the_registry_is_rebuilt_after_redis_loses_everything(redis_server: RedisServer) -> None:
+    async def test() -> None:
+        async with tiers(redis_server, "a") as (a,):
+            session = a.hub.open("bot", 1)
+            await a.seats.acquire(["bot"], "m1")
+            await a.beat()
+            await a.client.flushall()
+            assert await a.registry.locate("bot") is None
+            await a.beat()
+            assert await a.registry.locate("bot") == Holder("bot", "a", session.id, 1)
+            assert await a.seats.busy() == {"bot": 1}
+
+    run(test)
+
+
+def act(request_id: str, seat: int = 0) -> ActRequest:
+    return ActRequest(request_id, "m1", 0, "golden10", seat, 3, {"hand": []}, ("a", "b"), 1000, 0)
+
+
+async def next_act(session: Session) -> ActRequest:
+    """The next Act request on the session's outbox (notices skipped)."""
+    while True:
+        message = await asyncio.wait_for(session.outbox.get(), 10)
+        if isinstance(message, ActRequest):
+            return message
+
+
+def test_a_seat_held_by_another_replica_is_asked_through_the_relay(
+    redis_server: RedisServer,
+) -> None:
+    async def test() -> None:
+        async with tiers(redis_server, "a", "b") as (a, b):
+            bot = b.hub.open("bot", 1)
+            await b.beat()
+            channel = a.seats.channel("bot")
+            await channel.notify(GameStart("m1", 0, 0, "golden10", ("bot",), {}, "c0ffee"))
+            asking = asyncio.create_task(channel.act(act("r1"), 10))
+            notice = await asyncio.wait_for(bot.outbox.get(), 10)
+            assert isinstance(notice, GameStart) and notice.seed_commitment == "c0ffee"
+            request = await next_act(bot)
+            assert request == act("r1")
+            assert bot.answer(Answer("r1", index=1))
+            answer = await asyncio.wait_for(asking, 10)
+            assert answer == Answer("r1", index=1, relayed=True)
+            assert a.metrics.relayed.labels("sent")._value.get() == 1
+            assert b.metrics.relayed.labels("forwarded")._value.get() == 1
+
+    run(test)
+
+
+def test_a_request_follows_its_bot_to_another_replica_mid_turn(redis_server: RedisServer) -> None:
+    async def test() -> None:
+        async with tiers(redis_server, "a", "b", "c") as (a, b, c):
+            first = b.hub.open("bot", 1)
+            await b.beat()
+            asking = asyncio.create_task(a.seats.channel("bot").act(act("r1"), 20))
+            assert (await next_act(first)).request_id == "r1"
+            # The bot drops its stream on b without answering and reconnects to c.
+            b.hub.close(first)
+            second = c.hub.open("bot", 1)
+            again = await next_act(second)
+            assert again.request_id == "r1"
+            assert second.answer(Answer("r1", action="b"))
+            assert (await asyncio.wait_for(asking, 10)).action == "b"
+
+    run(test)
+
+
+def test_a_bot_that_is_nowhere_has_the_grace_period(redis_server: RedisServer) -> None:
+    async def test() -> None:
+        async with tiers(redis_server, "a", grace_s=1.0) as (a,):
+            started = time.monotonic()
+            with pytest.raises(SeatGone):
+                await a.seats.channel("absent").act(act("r1"), 30)
+            assert 0.9 <= time.monotonic() - started < 10
+            # Within the grace, a short deadline is a plain timeout.
+            with pytest.raises((SeatTimeout, SeatGone)):
+                await a.seats.channel("absent").act(act("r2"), 0.2)
+
+    run(test)
+
+
+def test_a_call_runs_on_the_replica_it_names(redis_server: RedisServer) -> None:
+    async def test() -> None:
+        async with tiers(redis_server, "a", "b") as (a, b):
+            seen: list[dict[str, Any]] = []
+
+            async def echo(payload: dict[str, Any]) -> dict[str, Any]:
+                seen.append(payload)
+                if payload.get("fail"):
+                    raise ValueError("refused")
+                return {"where": b.replica, **payload}
+
+            b.relay.handle("echo", echo)
+            assert await a.relay.call("b", "echo", {"n": 1}, 10) == {"where": "b", "n": 1}
+            with pytest.raises(Exception, match="refused") as failed:
+                await a.relay.call("b", "echo", {"fail": True}, 10)
+            assert getattr(failed.value, "kind", None) == "ValueError"
+            # Nobody reads a dead replica's inbox: the call times out.
+            with pytest.raises(TimeoutError):
+                await a.relay.call("gone", "echo", {}, 0.5)
+
+    run(test)
