@@ -135,6 +135,9 @@ class MatchManager:
 
     async def _start(self, request: MatchRequest) -> Match:
         async with self._starting:
+            # Checked again under the lock: shutdown takes it to list what runs.
+            if self._stopping:
+                raise ShuttingDown("the referee is shutting down")
             match, created = await asyncio.to_thread(
                 self._store.create_match, request, self._lease()
             )
@@ -330,8 +333,10 @@ class MatchManager:
 
     async def shutdown(self, grace_s: float) -> dict[str, list[str]]:
         """Stop taking matches; let running ones finish for `grace_s`, abort the rest."""
-        self._stopping = True
-        tasks = dict(self._tasks)
+        # Under the start lock: a start under way ends first, and its match is listed.
+        async with self._starting:
+            self._stopping = True
+            tasks = dict(self._tasks)
         if tasks:
             await asyncio.wait(list(tasks.values()), timeout=grace_s)
         aborted = [match_id for match_id, task in tasks.items() if not task.done()]

@@ -1,0 +1,247 @@
+"""A referee tier under faults: two replicas on one port, a worker, beat, slow bots spread
+over both, a Redis of the test's own (the broker and the relay), one SQLite database.
+
+Each test plays tiny duplicate round robins (Golden 10, 3 of 4 bots, 4 matches) through
+the workers and counts what the store holds (`Ledger`): every planned match recorded
+exactly once, whatever the fault.
+(1) no fault: matches span both replicas, none forfeits;
+(2) SIGKILL of a replica mid-tournament: its bots reconnect to the other, its matches are
+    aborted once their lease expires and played again;
+(3) SIGTERM of each replica in turn (a rolling restart): no match is aborted;
+(4) Redis restarted empty mid-tournament: the registry is rebuilt from the live streams;
+(5) a bot that leaves its replica mid-turn and reconnects to another answers the request
+    sent again there, and is not struck.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import re
+import subprocess
+import threading
+import uuid
+from collections.abc import Iterator
+from functools import partial
+from pathlib import Path
+
+import grpc
+import pytest
+from sqlalchemy import select
+
+from cardarena_api.v1 import arena_pb2 as pb
+from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
+from ladder.models import MatchRow
+from tests.support.faults import Ledger, check_exact
+from tests.support.processes import Processes, wait_exit, wait_until
+from tests.support.referee import launch_referee, result_of
+from tests.support.services import RedisServer
+from tests.support.tier import REPLICAS, TierArena
+
+FINISH_S = 120.0
+
+
+@pytest.fixture
+def tier(tmp_path: Path, redis_server: RedisServer) -> Iterator[TierArena]:
+    procs = Processes(tmp_path)
+    try:
+        arena = TierArena(tmp_path, procs, redis_server)
+        try:
+            yield arena
+        finally:
+            arena.close()
+    finally:
+        procs.close()
+
+
+def forfeits(arena: TierArena, match_ids: list[str]) -> dict[str, list[str]]:
+    """The forfeits recorded in each finished match's result."""
+    with arena.store.session() as session:
+        rows = session.execute(
+            select(MatchRow.id, MatchRow.result).where(MatchRow.id.in_(match_ids))
+        ).all()
+    return {match_id: list((result or {}).get("forfeits", [])) for match_id, result in rows}
+
+
+def test_a_round_robin_spans_both_replicas_and_counts_each_match_once(tier: TierArena) -> None:
+    held = tier.spread_bots()
+    tier.fault_worker("worker")
+    tournament_id, before = tier.tournament(seed=1)
+    tier.wait_finished(tournament_id, FINISH_S)
+    report = tier.ledger(tournament_id, before)
+    owners = tier.owners(tournament_id)
+    spanning = [
+        match_id
+        for match_id, bots in tier.planned(tournament_id).items()
+        if {held[bot] for bot in bots} == set(REPLICAS)
+    ]
+    report.notes.append(f"bots on {sorted(held.values())}; owners {sorted(owners.values())}")
+    check_exact([report])
+    assert spanning, f"no match had seats on both replicas: {held}"
+    assert set(owners.values()) <= set(REPLICAS)
+    assert forfeits(tier, list(owners)) == {match_id: [] for match_id in owners}
+
+
+def all_held_by(arena: TierArena, replica: str) -> bool:
+    """Whether every bot's stream is held by `replica`."""
+    held = arena.holders()
+    return len(held) == len(arena.handles) and set(held.values()) == {replica}
+
+
+def test_a_replica_killed_mid_tournament_loses_nothing(tier: TierArena) -> None:
+    tier.spread_bots()
+    tier.fault_worker("worker")
+    tier.beat()
+    reports: list[Ledger] = []
+    for rep, victim in enumerate(REPLICAS):
+        tournament_id, before = tier.tournament(seed=10 + rep)
+        tier.wait_playing(tournament_id)
+        tier.replicas[victim].kill()
+        tier.replicas[victim].wait(10)
+        survivor = next(name for name in REPLICAS if name != victim)
+        # The dead replica's bots come back to the survivor within the grace period.
+        wait_until(
+            partial(all_held_by, tier, survivor),
+            10,
+            f"the bots to reconnect to {survivor}",
+            0.1,
+        )
+        tier.wait_finished(tournament_id, FINISH_S)
+        report = tier.ledger(tournament_id, before)
+        report.notes.append(f"{victim} SIGKILLed mid-tournament")
+        reports.append(report)
+        tier.start_replica(victim)
+    check_exact(reports)
+
+
+def test_a_rolling_restart_aborts_no_match(tier: TierArena) -> None:
+    tier.spread_bots()
+    tier.fault_worker("worker")
+    reports: list[Ledger] = []
+    for rep, name in enumerate(REPLICAS):
+        tournament_id, before = tier.tournament(seed=20 + rep)
+        tier.wait_playing(tournament_id)
+        proc = tier.replicas[name]
+        proc.terminate()
+        assert wait_exit(proc, 90) == 0, tier.replica_log(name)
+        log = tier.replica_log(name)
+        stopped = re.search(r"stopped: (\d+) matches finished .*, (\d+) aborted", log)
+        assert stopped is not None, log
+        tier.start_replica(name)
+        tier.wait_finished(tournament_id, FINISH_S)
+        report = tier.ledger(tournament_id, before)
+        report.notes.append(f"{name} drained: {stopped.group(0)}")
+        reports.append(report)
+        assert stopped.group(2) == "0", log
+    check_exact(reports)
+    assert "asking again" not in tier.log_text("worker"), tier.log_text("worker")
+
+
+def test_redis_restarted_mid_tournament_rebuilds_the_registry(tier: TierArena) -> None:
+    """Relayed moves that Redis cannot carry before their deadline abort their match (the
+    worker plays it again); same-replica seats play on. The Celery worker sometimes dies of
+    the broker's loss itself (kombu's "Unrecoverable error" while it restores unacknowledged
+    messages): then a new one is started, as its Deployment would."""
+    tier.spread_bots()
+    worker = tier.fault_worker("worker")
+    tier.beat()
+    tournament_id, before = tier.tournament(seed=30)
+    tier.wait_playing(tournament_id)
+    tier.redis.shutdown_nosave()
+    tier.redis.start()
+    restarted = False
+    try:
+        worker.wait(5)
+        tier.fault_worker("worker-2")
+        restarted = True
+    except subprocess.TimeoutExpired:
+        pass
+    # Every replica writes its part again within a heartbeat or so.
+    wait_until(
+        lambda: len(tier.holders()) == len(tier.handles) and tier.live_replicas() == set(REPLICAS),
+        30,
+        "the registry to be rebuilt",
+        0.2,
+    )
+    tier.wait_finished(tournament_id, FINISH_S)
+    report = tier.ledger(tournament_id, before)
+    report.notes.append(f"Redis restarted empty mid-tournament; worker replaced: {restarted}")
+    check_exact([report])
+
+
+class ManualBot:
+    """A bot driven by the test: one session at a time, answers by hand."""
+
+    def __init__(self, address: str, token: str) -> None:
+        self.channel = grpc.insecure_channel(address)
+        self.outgoing: queue.Queue[pb.BotMessage | None] = queue.Queue()
+        self.outgoing.put(pb.BotMessage(hello=pb.Hello(capacity=1)))
+        self.stream = pb_grpc.BotServiceStub(self.channel).Session(
+            iter(self.outgoing.get, None), metadata=(("authorization", f"Bearer {token}"),)
+        )
+        self.received: queue.Queue[pb.RefereeMessage] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        try:
+            for message in self.stream:
+                self.received.put(message)
+        except grpc.RpcError:
+            pass
+
+    def next_act(self) -> pb.Act:
+        while True:
+            message = self.received.get(timeout=30)
+            if message.WhichOneof("kind") == "act":
+                return message.act
+
+    def answer(self, act: pb.Act) -> None:
+        self.outgoing.put(pb.BotMessage(answer=pb.Answer(request_id=act.request_id, index=0)))
+
+    def leave(self) -> None:
+        self.stream.cancel()
+        self.outgoing.put(None)
+        self.channel.close()
+
+
+def test_a_bot_that_moves_mid_turn_answers_the_request_sent_again(
+    tmp_path: Path, redis_server: RedisServer
+) -> None:
+    """Replicas A and B on ports of their own; the match runs on A (it holds two of the
+    three seats); the manual bot, on A too, gets its first Act, drops its stream without
+    answering and reconnects to B, where the same request comes again."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    relay = ("--relay", redis_server.url, "--lease-s", "5")
+    procs = Processes(tmp_path)
+    try:
+        a = launch_referee(tmp_path / "a", procs, "--replica", "A", *relay)
+        shared = f"sqlite:///{tmp_path / 'a' / 'arena.db'}"
+        b = launch_referee(tmp_path / "b", procs, "--replica", "B", "--db", shared, *relay)
+        others = [a.run_bot("random", a.register("tier")) for _ in range(2)]
+        mover = a.register("mover")
+        bot = ManualBot(a.address, mover.token)
+        a.wait_connected([*others, mover])
+        match_id = "moves-" + uuid.uuid4().hex[:8]
+        a.start_match(match_id, "golden10", [mover, *others], seed=None, deadline_ms=5000)
+        first = bot.next_act()
+        bot.leave()
+        bot = ManualBot(b.address, mover.token)
+        again = bot.next_act()
+        assert again.request_id == first.request_id
+        bot.answer(again)
+
+        def play_on() -> None:
+            while True:
+                try:
+                    bot.answer(bot.next_act())
+                except queue.Empty:
+                    return
+
+        threading.Thread(target=play_on, daemon=True).start()
+        result = result_of(a.wait_match(match_id, FINISH_S))
+        assert result["strikes"][mover.bot_id] == 0, json.dumps(result)
+        assert result["forfeits"] == []
+        bot.leave()
+    finally:
+        procs.close()

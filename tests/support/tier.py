@@ -1,0 +1,127 @@
+"""A referee tier for process-fault tests: two replicas on one port, one database, one Redis.
+
+Replicas A and B are separate `arena referee --relay` processes sharing the
+listen port (SO_REUSEPORT), so that a bot reconnecting after its replica
+died or drained reaches the other, as it would behind a load balancer. The
+rest is the process-fault arena (`FaultArena`): a worker, beat, slow bots in
+one process (each with a connection of its own, spread over the replicas by
+the kernel) and ledgers that count what a tournament left in the store.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from pathlib import Path
+
+import orjson
+import redis
+from sqlalchemy import select
+
+from ladder.models import MatchRow, TournamentMatchRow
+from referee.registry import REPLICAS as REPLICAS_KEY
+from tests.support.faults import FaultArena
+from tests.support.processes import Processes, free_port, wait_until
+from tests.support.referee import RefereeProc, referee_command
+from tests.support.services import RedisServer
+
+REPLICAS = ("A", "B")
+LEASE_S = 3
+DRAIN_S = 60
+SPREAD_TRIES = 12
+
+
+class TierArena(FaultArena):
+    """FaultArena whose referee is a tier of two replicas on one address."""
+
+    def __init__(self, workdir: Path, procs: Processes, redis: RedisServer) -> None:
+        self.address = f"127.0.0.1:{free_port()}"
+        self.relay_url = f"redis://127.0.0.1:{redis.port}/1"
+        self.replicas: dict[str, subprocess.Popen[bytes]] = {}
+        self._starts: dict[str, int] = {}
+        self._workdir = workdir
+        self._procs = procs
+        for name in REPLICAS:
+            self.start_replica(name)
+        referee = RefereeProc(self.address, self.replicas["A"], workdir / "A-1.log", workdir, procs)
+        super().__init__(workdir, procs, referee, redis)
+
+    def start_replica(self, name: str) -> None:
+        """Start replica `name` (again) and wait until it serves."""
+        self._starts[name] = self._starts.get(name, 0) + 1
+        log_name = f"{name}-{self._starts[name]}"
+        argv = referee_command(
+            self.address,
+            f"sqlite:///{self._workdir / 'arena.db'}",
+            "--relay",
+            self.relay_url,
+            "--replica",
+            name,
+            "--lease-s",
+            str(LEASE_S),
+            "--shutdown-grace-s",
+            str(DRAIN_S),
+        )
+        proc = self._procs.start(log_name, argv)
+        log = self._workdir / f"{log_name}.log"
+        self.replicas[name] = proc
+        wait_until(lambda: self._serving(name, proc, log), 30, f"replica {name} to serve", 0.1)
+
+    @staticmethod
+    def _serving(name: str, proc: subprocess.Popen[bytes], log: Path) -> bool:
+        text = log.read_text(errors="replace") if log.exists() else ""
+        assert proc.poll() is None, f"replica {name} exited:\n{text}"
+        # Any replica may answer on the shared port, and a killed one's registry entry
+        # outlives it for a few seconds: this one's own log says when it listens.
+        return "referee listening on" in text
+
+    def live_replicas(self) -> set[str]:
+        """The replicas whose registry entry has not expired."""
+        client = redis.Redis.from_url(self.relay_url)
+        try:
+            raw = client.hgetall(REPLICAS_KEY)
+        except redis.RedisError:
+            return set()
+        finally:
+            client.close()
+        now = time.time()
+        return {name.decode() for name, value in raw.items() if orjson.loads(value)["until"] > now}
+
+    def replica_log(self, name: str) -> str:
+        return self.log_text(f"{name}-{self._starts[name]}")
+
+    def holders(self) -> dict[str, str]:
+        """Bot id -> the replica holding its stream, as ListSessions says."""
+        return {bot_id: info.replica for bot_id, info in self.referee.sessions().items()}
+
+    def spread_bots(self) -> dict[str, str]:
+        """The slow bots, restarted until both replicas hold some of them."""
+        for _ in range(SPREAD_TRIES):
+            self.slow_bots()
+            wait_until(lambda: len(self.holders()) == len(self.handles), 30, "bots to register")
+            held = self.holders()
+            if set(held.values()) == set(REPLICAS):
+                return held
+            assert self.bot_proc is not None
+            self.bot_proc.terminate()
+            self.bot_proc.wait(30)
+            wait_until(lambda: not self.holders(), 30, "the bots to leave")
+        raise AssertionError(f"the kernel put every bot on one replica {SPREAD_TRIES} times")
+
+    def planned(self, tournament_id: str) -> dict[str, list[str]]:
+        """The bots of each planned match of the tournament."""
+        with self.store.session() as session:
+            rows = session.scalars(
+                select(TournamentMatchRow).where(TournamentMatchRow.tournament_id == tournament_id)
+            )
+            return {row.match_id: list(row.bot_ids) for row in rows}
+
+    def owners(self, tournament_id: str) -> dict[str, str | None]:
+        """The replica that played (or plays) each match of the tournament."""
+        with self.store.session() as session:
+            rows = session.execute(
+                select(MatchRow.id, MatchRow.owner)
+                .join(TournamentMatchRow, TournamentMatchRow.match_id == MatchRow.id)
+                .where(TournamentMatchRow.tournament_id == tournament_id)
+            ).all()
+        return {match_id: owner for match_id, owner in rows}
