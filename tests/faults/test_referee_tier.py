@@ -16,8 +16,10 @@ exactly once, whatever the fault.
 from __future__ import annotations
 
 import json
+import os
 import queue
 import re
+import signal
 import subprocess
 import threading
 import uuid
@@ -41,17 +43,28 @@ from tests.support.tier import REPLICAS, TierArena
 FINISH_S = 120.0
 
 
-@pytest.fixture
-def tier(tmp_path: Path, redis_server: RedisServer) -> Iterator[TierArena]:
+def arena_of(tmp_path: Path, redis: RedisServer, processes: bool) -> Iterator[TierArena]:
     procs = Processes(tmp_path)
     try:
-        arena = TierArena(tmp_path, procs, redis_server)
+        arena = TierArena(tmp_path, procs, redis, processes)
         try:
             yield arena
         finally:
             arena.close()
     finally:
         procs.close()
+
+
+@pytest.fixture
+def tier(tmp_path: Path, redis_server: RedisServer) -> Iterator[TierArena]:
+    """Replicas A and B, processes of their own."""
+    yield from arena_of(tmp_path, redis_server, processes=False)
+
+
+@pytest.fixture
+def tier_processes(tmp_path: Path, redis_server: RedisServer) -> Iterator[TierArena]:
+    """`arena referee --processes 2`: replicas R.0 and R.1."""
+    yield from arena_of(tmp_path, redis_server, processes=True)
 
 
 def forfeits(arena: TierArena, match_ids: list[str]) -> dict[str, list[str]]:
@@ -63,7 +76,13 @@ def forfeits(arena: TierArena, match_ids: list[str]) -> dict[str, list[str]]:
     return {match_id: list((result or {}).get("forfeits", [])) for match_id, result in rows}
 
 
-def test_a_round_robin_spans_both_replicas_and_counts_each_match_once(tier: TierArena) -> None:
+def test_a_round_robin_spans_both_processes_and_counts_each_match_once(
+    tier_processes: TierArena,
+) -> None:
+    """`arena referee --processes 2 --relay URL`, a worker and bots spread over both
+    processes: the matches have seats on both, none forfeits, each is counted once. Then
+    a process killed is started again by the supervisor, and SIGTERM stops them all."""
+    tier = tier_processes
     held = tier.spread_bots()
     tier.fault_worker("worker")
     tournament_id, before = tier.tournament(seed=1)
@@ -73,13 +92,25 @@ def test_a_round_robin_spans_both_replicas_and_counts_each_match_once(tier: Tier
     spanning = [
         match_id
         for match_id, bots in tier.planned(tournament_id).items()
-        if {held[bot] for bot in bots} == set(REPLICAS)
+        if {held[bot] for bot in bots} == set(tier.names)
     ]
     report.notes.append(f"bots on {sorted(held.values())}; owners {sorted(owners.values())}")
     check_exact([report])
     assert spanning, f"no match had seats on both replicas: {held}"
-    assert set(owners.values()) <= set(REPLICAS)
+    assert set(owners.values()) <= set(tier.names)
     assert forfeits(tier, list(owners)) == {match_id: [] for match_id in owners}
+
+    log = tier.workdir / "referee.log"
+    pids = re.findall(r"referee process 1 started \(pid (\d+)\)", log.read_text())
+    os.kill(int(pids[-1]), signal.SIGKILL)
+    wait_until(
+        lambda: log.read_text().count("referee listening on") == 3, 60, "process 1 restarted"
+    )
+    assert "referee process 1 exited with -9; restarting it" in log.read_text()
+    tier.supervisor.terminate()
+    assert wait_exit(tier.supervisor, 60) == 0, log.read_text()
+    text = log.read_text()
+    assert text.count("stopped: 0 matches finished") == 2 and "stopped (0)" in text, text
 
 
 def all_held_by(arena: TierArena, replica: str) -> bool:
@@ -158,7 +189,9 @@ def test_redis_restarted_mid_tournament_rebuilds_the_registry(tier: TierArena) -
         pass
     # Every replica writes its part again within a heartbeat or so.
     wait_until(
-        lambda: len(tier.holders()) == len(tier.handles) and tier.live_replicas() == set(REPLICAS),
+        lambda: (
+            len(tier.holders()) == len(tier.handles) and tier.live_replicas() == set(tier.names)
+        ),
         30,
         "the registry to be rebuilt",
         0.2,

@@ -32,48 +32,73 @@ SPREAD_TRIES = 12
 
 
 class TierArena(FaultArena):
-    """FaultArena whose referee is a tier of two replicas on one address."""
+    """FaultArena whose referee is a tier of two replicas on one address.
 
-    def __init__(self, workdir: Path, procs: Processes, redis: RedisServer) -> None:
+    The replicas are processes of their own (A and B), or, with `processes`, the
+    two of one `arena referee --processes 2 --replica R` (R.0 and R.1).
+    """
+
+    def __init__(
+        self, workdir: Path, procs: Processes, redis: RedisServer, processes: bool = False
+    ) -> None:
         self.address = f"127.0.0.1:{free_port()}"
         self.relay_url = f"redis://127.0.0.1:{redis.port}/1"
         self.replicas: dict[str, subprocess.Popen[bytes]] = {}
         self._starts: dict[str, int] = {}
         self._workdir = workdir
         self._procs = procs
-        for name in REPLICAS:
-            self.start_replica(name)
-        referee = RefereeProc(self.address, self.replicas["A"], workdir / "A-1.log", workdir, procs)
+        if processes:
+            self.names = ("R.0", "R.1")
+            self.supervisor = self._start("referee", "R", "--processes", "2")
+            referee = RefereeProc(
+                self.address, self.supervisor, workdir / "referee.log", workdir, procs
+            )
+        else:
+            self.names = REPLICAS
+            for name in REPLICAS:
+                self.start_replica(name)
+            referee = RefereeProc(
+                self.address, self.replicas["A"], workdir / "A-1.log", workdir, procs
+            )
         super().__init__(workdir, procs, referee, redis)
 
     def start_replica(self, name: str) -> None:
         """Start replica `name` (again) and wait until it serves."""
         self._starts[name] = self._starts.get(name, 0) + 1
-        log_name = f"{name}-{self._starts[name]}"
+        self.replicas[name] = self._start(f"{name}-{self._starts[name]}", name)
+
+    def _start(self, log_name: str, replica: str, *extra: str) -> subprocess.Popen[bytes]:
         argv = referee_command(
             self.address,
             f"sqlite:///{self._workdir / 'arena.db'}",
             "--relay",
             self.relay_url,
             "--replica",
-            name,
+            replica,
             "--lease-s",
             str(LEASE_S),
             "--shutdown-grace-s",
             str(DRAIN_S),
+            *extra,
         )
         proc = self._procs.start(log_name, argv)
         log = self._workdir / f"{log_name}.log"
-        self.replicas[name] = proc
-        wait_until(lambda: self._serving(name, proc, log), 30, f"replica {name} to serve", 0.1)
+        listening = 2 if extra else 1
+        wait_until(
+            lambda: self._serving(replica, proc, log) >= listening,
+            60,
+            f"replica {replica} to serve",
+            0.1,
+        )
+        return proc
 
     @staticmethod
-    def _serving(name: str, proc: subprocess.Popen[bytes], log: Path) -> bool:
+    def _serving(name: str, proc: subprocess.Popen[bytes], log: Path) -> int:
         text = log.read_text(errors="replace") if log.exists() else ""
         assert proc.poll() is None, f"replica {name} exited:\n{text}"
         # Any replica may answer on the shared port, and a killed one's registry entry
-        # outlives it for a few seconds: this one's own log says when it listens.
-        return "referee listening on" in text
+        # outlives it for a few seconds: its own log says when it listens.
+        return text.count("referee listening on")
 
     def live_replicas(self) -> set[str]:
         """The replicas whose registry entry has not expired."""
@@ -100,7 +125,7 @@ class TierArena(FaultArena):
             self.slow_bots()
             wait_until(lambda: len(self.holders()) == len(self.handles), 30, "bots to register")
             held = self.holders()
-            if set(held.values()) == set(REPLICAS):
+            if set(held.values()) == set(self.names):
                 return held
             assert self.bot_proc is not None
             self.bot_proc.terminate()
