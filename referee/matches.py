@@ -8,6 +8,7 @@ stopped) is played again from the start.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
@@ -36,8 +37,8 @@ from referee.seats import Seats
 
 log = logging.getLogger(__name__)
 
-WAIT_POLL_S = 0.5
-"""How often a wait for a match another replica plays reads its status."""
+WAIT_POLL_S = 2.0
+"""How often a wait for a match another replica plays reads its status, lacking word of its end."""
 STORE_RETRY_S = 300.0
 """How long a finished match's result may wait for the database before the match is aborted."""
 
@@ -71,8 +72,11 @@ class MatchManager:
         lease_s: float = 15.0,
         bounds: Bounds = Bounds(),
         clock: Callable[[], float] = time.monotonic,
+        on_end: Callable[[str], None] = lambda match_id: None,
     ) -> None:
         self._store = store
+        self._on_end = on_end
+        self._awaited: dict[str, asyncio.Event] = {}
         self._seats = seats
         self._replica = replica
         self._lease_s = lease_s
@@ -245,6 +249,7 @@ class MatchManager:
             await self._seats.release(bots, request.id)
             self._tasks.pop(request.id, None)
             self._close_watchers(request.id)
+            self._on_end(request.id)
 
     async def _store_result(
         self, match_id: str, result: MatchResult, replays: list[Replay]
@@ -320,12 +325,23 @@ class MatchManager:
             task = self._tasks.get(match_id)
             if task is not None:
                 await asyncio.wait([task])
+            # Before reading: word of the end that comes meanwhile is kept.
+            ended = self._awaited.setdefault(match_id, asyncio.Event())
             match = await asyncio.to_thread(self._store.match, match_id)
             if match.status != MatchStatus.RUNNING:
+                self._awaited.pop(match_id, None)
                 return match
             if match_id not in self._tasks:
-                # Played by another replica (the caller's deadline bounds the wait).
-                await asyncio.sleep(WAIT_POLL_S)
+                # Played by another replica, which says when it ends (`ended_elsewhere`);
+                # the poll covers a word lost. The caller's deadline bounds the wait.
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(ended.wait(), WAIT_POLL_S)
+
+    def ended_elsewhere(self, match_id: str) -> None:
+        """Another replica says `match_id` has ended: wake whoever waits for it here."""
+        ended = self._awaited.pop(match_id, None)
+        if ended is not None:
+            ended.set()
 
     def stop_taking(self) -> None:
         """Take no new match from now on (StartMatch fails ShuttingDown)."""

@@ -10,8 +10,8 @@ to the others'. Lists, not pub/sub or streams, for the failure cases:
   message is worth delivering once or not at all;
 - one BLMPOP takes every message waiting (one round trip per batch), and
   one pipeline pushes all that is queued for the others.
-An inbox expires a minute after its last push, so a dead replica's does
-not grow. Redis keeps nothing across its restart here; `epoch` tells the
+An inbox expires a minute after a push renewed its expiry (every 10 s or
+so), so a dead replica's does not grow. Redis keeps nothing across its restart here; `epoch` tells the
 waiting sides to send again.
 
 Kinds of message (JSON objects, `kind` first):
@@ -19,6 +19,8 @@ Kinds of message (JSON objects, `kind` first):
 - `answer`: the bot's answer to a relayed request, with the bot's own time;
 - `moved`: the bot is not (or no longer) here, look for it again;
 - `notice`: pass this notice on to the bot;
+- `ended`: a match this replica played has ended (whoever waits for it here
+  reads the database now instead of at its next poll);
 - `call` / `reply`: run a function of the receiver (StartMatch placement) and
   send back its result.
 """
@@ -48,6 +50,8 @@ from referee.sessions import SessionClosed, SessionHub
 log = logging.getLogger(__name__)
 
 INBOX_EXPIRY_S = 60
+EXPIRY_EVERY_S = 10.0
+"""How often a sender renews the expiry of an inbox it pushes to."""
 BATCH = 512
 """Most messages taken from the inbox at once."""
 BLOCK_S = 1.0
@@ -58,11 +62,37 @@ FORWARD_SLACK_S = 1.0
 """How long past the asker's deadline a forwarded request waits for the bot (clocks differ)."""
 
 
-def connect(url: str) -> tuple[aioredis.Redis, aioredis.Redis]:
-    """Two clients of the relay's Redis: one for commands, one for the blocking inbox reads."""
-    client = aioredis.Redis.from_url(url, socket_timeout=5.0, socket_connect_timeout=2.0)
-    reader = aioredis.Redis.from_url(url, socket_timeout=BLOCK_S + 5, socket_connect_timeout=2.0)
-    return client, reader
+@dataclass(frozen=True)
+class Clients:
+    """The connections of one replica to the relay's Redis.
+
+    `commands` is a pool for the registry; `sender` and `reader` are single
+    connections (no pool to go through on the hot path), one pushing the
+    outgoing queues, one blocked on the inbox.
+    """
+
+    commands: aioredis.Redis
+    sender: aioredis.Redis
+    reader: aioredis.Redis
+
+    @classmethod
+    def connect(cls, url: str) -> Clients:
+        """Clients of the Redis at `url` (they connect when first used)."""
+
+        def client(single: bool, timeout_s: float = 5.0) -> aioredis.Redis:
+            return aioredis.Redis.from_url(
+                url,
+                single_connection_client=single,
+                socket_timeout=timeout_s,
+                socket_connect_timeout=2.0,
+            )
+
+        return cls(commands=client(False), sender=client(True), reader=client(True, BLOCK_S + 5))
+
+    async def close(self) -> None:
+        """Close every connection."""
+        for client in (self.commands, self.sender, self.reader):
+            await client.aclose()
 
 
 def inbox(replica: str) -> str:
@@ -94,14 +124,12 @@ class Relay:
 
     def __init__(
         self,
-        client: aioredis.Redis,
-        reader: aioredis.Redis,
+        clients: Clients,
         replica: str,
         hub: SessionHub,
         metrics: RefereeMetrics,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.client = client
         self.replica = replica
         self.epoch = 0
         """Counts the reconnections to Redis: a waiting request sent in an earlier epoch may be lost."""
@@ -110,12 +138,16 @@ class Relay:
         self._hub = hub
         self._metrics = metrics
         self._clock = clock
-        self._reader = reader
+        self._sender = clients.sender
+        self._reader = clients.reader
+        self._expiry_set: dict[str, float] = {}
         self._queues: defaultdict[str, list[bytes]] = defaultdict(list)
         self._queued = asyncio.Event()
         self._waiting: dict[str, asyncio.Future[Relayed]] = {}
         self._calls: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._handlers: dict[str, Handler] = {}
+        self.on_ended: list[Callable[[str], None]] = []
+        """Called with the id of each match another replica says has ended."""
         self._tasks: list[asyncio.Task[None]] = []
         self._forwarding: set[asyncio.Task[None]] = set()
 
@@ -139,7 +171,6 @@ class Relay:
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-        await self._reader.aclose()
 
     # -- the asking side ------------------------------------------------------------------
 
@@ -169,6 +200,11 @@ class Relay:
     def notify(self, replica: str, bot_id: str, notice: Notice) -> None:
         """Pass `notice` to `bot_id` through `replica`, which holds its stream."""
         self._push(replica, {"kind": "notice", "bot": bot_id, "notice": notice_to_json(notice)})
+
+    def announce_end(self, match_id: str, replicas: list[str]) -> None:
+        """Tell `replicas` that `match_id`, played here, has ended."""
+        for replica in replicas:
+            self._push(replica, {"kind": "ended", "id": match_id})
 
     async def call(
         self, replica: str, name: str, payload: dict[str, Any], timeout_s: float
@@ -213,12 +249,23 @@ class Relay:
         if not self._queues:
             return
         queues, self._queues = self._queues, defaultdict(list)
+        now = self._clock()
+        # The expiry is renewed now and then, not with every push: one command per
+        # destination is most of what a relayed move costs.
+        due = [r for r in queues if now - self._expiry_set.get(r, -INBOX_EXPIRY_S) > EXPIRY_EVERY_S]
         try:
-            async with self.client.pipeline(transaction=False) as pipe:
-                for replica, messages in queues.items():
-                    pipe.rpush(inbox(replica), *messages)
-                    pipe.expire(inbox(replica), INBOX_EXPIRY_S)
-                await pipe.execute()
+            if len(queues) == 1 and not due:
+                ((replica, messages),) = queues.items()
+                await self._sender.rpush(inbox(replica), *messages)
+            else:
+                async with self._sender.pipeline(transaction=False) as pipe:
+                    for replica, messages in queues.items():
+                        pipe.rpush(inbox(replica), *messages)
+                    for replica in due:
+                        pipe.expire(inbox(replica), INBOX_EXPIRY_S)
+                    await pipe.execute()
+                for replica in due:
+                    self._expiry_set[replica] = now
         except BaseException:
             # Kept for the next try: a request that waits on it has its own deadline.
             for replica, messages in queues.items():
@@ -281,6 +328,9 @@ class Relay:
             session = self._hub.get(message["bot"])
             if session is not None:
                 session.send(notice_from_json(message["notice"]))
+        elif kind == "ended":
+            for listener in self.on_ended:
+                listener(message["id"])
         elif kind == "call":
             task = asyncio.create_task(self._run_call(message))
             self._forwarding.add(task)

@@ -145,11 +145,9 @@ class RelaySeatChannel:
                             "Redis did not carry the request before its deadline"
                         )
                     raise SeatTimeout()
-                try:
-                    relayed = await asyncio.wait_for(
-                        asyncio.shield(outcome), min(remaining, POLL_S)
-                    )
-                except TimeoutError:
+                # wait() leaves the future alone at the timeout (no shield to build).
+                await asyncio.wait((outcome,), timeout=min(remaining, POLL_S))
+                if not outcome.done():
                     if self._hub.get(self.bot_id) is not None:
                         return None  # the bot came here
                     now_held = await self._find(True, deadline)
@@ -162,6 +160,7 @@ class RelaySeatChannel:
                             holder.replica, self.bot_id, request, deadline - self._clock()
                         )
                     continue
+                relayed = outcome.result()
                 if relayed.answer is None:
                     self._locator.forget(self.bot_id)
                     return None

@@ -280,7 +280,14 @@ class MatchRunner:
             chosen[seat] = choice = await self._ask(state, index, seat, seats[seat], stand_in)
             (arrived if choice.answered else late).append(seat)
 
-        await asyncio.gather(*(ask(seat) for seat in to_act))
+        asking = [asyncio.ensure_future(ask(seat)) for seat in to_act]
+        try:
+            await asyncio.gather(*asking)
+        except BaseException:
+            # A seat the tick cannot do without (the relay is down): the others stop too.
+            for task in asking:
+                task.cancel()
+            raise
         order = arrived + sorted(late)
         outcome = state.apply_tick({seat: choice.action for seat, choice in chosen.items()}, order)
         self._emit(

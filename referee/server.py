@@ -112,7 +112,17 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
         tier = Tier(settings.relay_url, settings.replica_name, hub, settings.grace_s, metrics)
         await tier.start()
         seats = tier.seats
-    manager = MatchManager(store, seats, limits, metrics, settings.replica_name, settings.lease_s)
+    manager = MatchManager(
+        store,
+        seats,
+        limits,
+        metrics,
+        settings.replica_name,
+        settings.lease_s,
+        on_end=(lambda match_id: None) if tier is None else tier.match_ended,
+    )
+    if tier is not None:
+        tier.relay.on_ended.append(manager.ended_elsewhere)
     placer = None if tier is None else Placer(tier, manager.start, metrics)
     gate = Gatekeeper(settings, store)
     server = grpc.aio.server(

@@ -21,7 +21,7 @@ from redis.exceptions import RedisError
 from referee.channels import SeatChannel
 from referee.metrics import RefereeMetrics
 from referee.registry import HEARTBEAT_S, Listed, Registry
-from referee.relay import Relay, connect
+from referee.relay import Clients, Relay
 from referee.relay_channel import Locator, RelaySeatChannel
 from referee.seats import SLOT_POLL_S
 from referee.sessions import Reconnect, Session, SessionHub
@@ -91,14 +91,17 @@ class Tier:
         self.grace_s = grace_s
         self.metrics = metrics
         self.clock = clock
-        self.client, reader = connect(url)
+        self.clients = Clients.connect(url)
+        self.client = self.clients.commands
         self.registry = Registry(self.client, replica)
-        self.relay = Relay(self.client, reader, replica, hub, metrics, clock)
+        self.relay = Relay(self.clients, replica, hub, metrics, clock)
         self.locator = Locator(self.registry, clock)
         self.seats = TierSeats(self)
         self.held: dict[str, tuple[str, ...]] = {}
         """The bots of each match this replica plays (their slots are renewed each beat)."""
         self.draining = False
+        self.peers: list[str] = []
+        """The other live replicas, as of the last heartbeat."""
         self._beat: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[None]] = set()
 
@@ -128,6 +131,7 @@ class Tier:
                 )
                 self.hub.close(session)
         live = await self.registry.replicas()
+        self.peers = [replica.name for replica in live if replica.name != self.replica]
         self.metrics.replicas_live.set(len(live))
 
     async def _keep_beating(self) -> None:
@@ -165,6 +169,10 @@ class Tier:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
+    def match_ended(self, match_id: str) -> None:
+        """Tell the other replicas, where a caller may wait for it, that a match ended."""
+        self.relay.announce_end(match_id, self.peers)
+
     async def drain(self, reason: str) -> None:
         """Take no more matches and ask this replica's bots to move to another."""
         self.draining = True
@@ -186,4 +194,4 @@ class Tier:
         with contextlib.suppress(RedisError, OSError):
             await self.registry.leave()
         await self.relay.close()
-        await self.client.aclose()
+        await self.clients.close()

@@ -20,6 +20,7 @@ def test_good_settings_pass(tmp_path: Path) -> None:
         tls_cert=str(tmp_path / "cert.pem"),
         tls_key=str(tmp_path / "key.pem"),
     ).check()
+    RefereeSettings(processes=4, relay_url="redis://127.0.0.1:6379/2").check()
 
 
 @pytest.mark.parametrize(
@@ -34,6 +35,13 @@ def test_good_settings_pass(tmp_path: Path) -> None:
         (RefereeSettings(database_url="not a url"), "database URL is not one SQLAlchemy can use"),
         (RefereeSettings(database_url="nosuchdb://x/y"), "database URL is not one SQLAlchemy"),
         (RefereeSettings(database_url="postgresql://db:port/arena"), "database URL is not one"),
+        (RefereeSettings(processes=0), "at least 1"),
+        (RefereeSettings(processes=2), "needs --relay"),
+        (
+            RefereeSettings(processes=2, relay_url="redis://r/2", listen="127.0.0.1:0"),
+            "fixed port",
+        ),
+        (RefereeSettings(relay_url="http://r:6379"), "redis://"),
     ],
 )
 def test_bad_settings_are_refused(settings: RefereeSettings, message: str) -> None:
