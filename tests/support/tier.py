@@ -14,6 +14,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import grpc
 import orjson
 import redis
 from sqlalchemy import select
@@ -116,8 +117,18 @@ class TierArena(FaultArena):
         return self.log_text(f"{name}-{self._starts[name]}")
 
     def holders(self) -> dict[str, str]:
-        """Bot id -> the replica holding its stream, as ListSessions says."""
-        return {bot_id: info.replica for bot_id, info in self.referee.sessions().items()}
+        """Bot id -> the replica holding its stream, as ListSessions says.
+
+        Empty while the call fails UNAVAILABLE: the test's own connection may have
+        been to a replica that just died, and the next call reaches a live one.
+        """
+        try:
+            sessions = self.referee.sessions()
+        except grpc.RpcError as error:
+            if isinstance(error, grpc.Call) and error.code() == grpc.StatusCode.UNAVAILABLE:
+                return {}
+            raise
+        return {bot_id: info.replica for bot_id, info in sessions.items()}
 
     def spread_bots(self) -> dict[str, str]:
         """The slow bots, restarted until both replicas hold some of them."""
