@@ -26,20 +26,6 @@ MOVE_LATENCY_BUCKETS = (
     5.0,
 )
 
-RELAY_LATENCY_BUCKETS = (
-    0.0001,
-    0.0002,
-    0.0003,
-    0.0005,
-    0.00075,
-    0.001,
-    0.002,
-    0.005,
-    0.01,
-    0.05,
-    0.25,
-)
-
 
 @dataclass(frozen=True)
 class RefereeMetrics:
@@ -116,7 +102,7 @@ class RefereeMetrics:
             relay_added_latency=Histogram(
                 "arena_relay_added_latency_seconds",
                 "What the relay adds to a relayed move: its round trip less the bot's own time",
-                buckets=RELAY_LATENCY_BUCKETS,
+                buckets=MOVE_LATENCY_BUCKETS,
                 registry=registry,
             ),
             placements=Counter(
