@@ -67,3 +67,18 @@ def spawn(
     return subprocess.Popen(
         [*ARENA, *args], stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})}
     )
+
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def proc_stat(pid: int) -> list[str]:
+    """/proc/PID/stat from field 3 (state) on; the name in parentheses may hold spaces."""
+    text = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    return text[text.rindex(")") + 2 :].split()
+
+
+def cpu_seconds(pid: int) -> float:
+    """A process's user+system CPU so far (fields 14 and 15 of /proc/PID/stat)."""
+    fields = proc_stat(pid)
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS

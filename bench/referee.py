@@ -1,11 +1,15 @@
 """Referee throughput: concurrent matches of `random` bots in separate processes.
 
 Prints one JSON line:
-{"moves_per_s", "p50_ms", "p99_ms", "baseline_roundtrips_per_s", "ratio", ...}
+{"moves_per_s", "p50_ms", "p99_ms", "baseline_roundtrips_per_s", "ratio",
+ "referee_cpu_us_per_move", "bot_cpu_us_per_move", ...}
 where the baseline is a bare grpc.aio bidirectional-stream ping-pong with the
 same message size and the same number of concurrent streams, measured in the
 same run (server and client in their own processes), and
-ratio = moves_per_s / baseline_roundtrips_per_s.
+ratio = moves_per_s / baseline_roundtrips_per_s. The CPU figures are the
+referee process's own user+system time over the played window per move,
+and one bot process's per move it answered (each bot answers about 1/bots
+of the moves), so that the referee's cost and the bots' are seen apart.
 
     python bench/referee.py [--matches 8] [--game goodge] [--seconds 10]
 """
@@ -21,10 +25,11 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from arena_cli.processes import free_port, processes, spawn, wait_serving
+from arena_cli.processes import cpu_seconds, free_port, processes, spawn, wait_serving
 from bots.sdk import channel, register
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
@@ -33,9 +38,16 @@ PINGPONG = Path(__file__).with_name("pingpong.py")
 
 
 async def play_matches(
-    address: str, bot_ids: list[str], matches: int, game: str, players: int, seconds: float
+    address: str,
+    bot_ids: list[str],
+    matches: int,
+    game: str,
+    players: int,
+    seconds: float,
+    pids: Sequence[int] = (),
 ) -> dict[str, Any]:
-    """Keep `matches` matches running for about `seconds`; moves, latencies and sizes."""
+    """Keep `matches` matches running for about `seconds`; moves, latencies, and the CPU
+    seconds each of `pids` used meanwhile."""
     latencies: list[float] = []
     moves = 0
     finished = 0
@@ -71,13 +83,16 @@ async def play_matches(
                 round_number += 1
 
         start = time.monotonic()
+        cpu_before = [cpu_seconds(pid) for pid in pids]
         await asyncio.gather(*(slot(number) for number in range(matches)))
         elapsed = time.monotonic() - start
+        cpu = [cpu_seconds(pid) - before for pid, before in zip(pids, cpu_before, strict=True)]
     latencies.sort()
     return {
         "moves": moves,
         "elapsed_s": elapsed,
         "matches_finished": finished,
+        "cpu_s": cpu,
         "p50_ms": statistics.median(latencies),
         "p99_ms": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))],
     }
@@ -165,22 +180,22 @@ def main() -> None:
         workdir = Path(tmp)
         port = free_port()
         address = f"127.0.0.1:{port}"
-        started.append(
-            spawn(
-                [
-                    "referee",
-                    "--listen",
-                    address,
-                    "--db",
-                    f"sqlite:///{workdir / 'bench.db'}",
-                    "--metrics-port",
-                    "0",
-                ],
-                workdir / "referee.log",
-            )
+        referee = spawn(
+            [
+                "referee",
+                "--listen",
+                address,
+                "--db",
+                f"sqlite:///{workdir / 'bench.db'}",
+                "--metrics-port",
+                "0",
+            ],
+            workdir / "referee.log",
         )
+        started.append(referee)
         wait_serving(address)
         bots = asyncio.run(register_bots(address, args.bots))
+        first_bot = len(started)
         for number, (_, token) in enumerate(bots):
             started.append(
                 spawn(
@@ -207,11 +222,14 @@ def main() -> None:
                 args.game,
                 args.players,
                 args.seconds,
+                [referee.pid, started[first_bot].pid],
             )
         )
         size = act_size(args.game, args.players)
         rate = baseline(args.matches, size, min(args.seconds, 5.0), workdir)
     moves_per_s = measured["moves"] / measured["elapsed_s"]
+    referee_cpu_s, bot_cpu_s = measured["cpu_s"]
+    moves = max(1, measured["moves"])
     print(
         json.dumps(
             {
@@ -220,6 +238,8 @@ def main() -> None:
                 "p99_ms": round(measured["p99_ms"], 3),
                 "baseline_roundtrips_per_s": round(rate, 1),
                 "ratio": round(moves_per_s / rate, 3),
+                "referee_cpu_us_per_move": round(referee_cpu_s * 1e6 / moves, 1),
+                "bot_cpu_us_per_move": round(bot_cpu_s * 1e6 / (moves / args.bots), 1),
                 "matches": args.matches,
                 "matches_finished": measured["matches_finished"],
                 "game": args.game,

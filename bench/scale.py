@@ -79,7 +79,14 @@ from pathlib import Path
 import grpc
 from prometheus_client.parser import text_string_to_metric_families
 
-from arena_cli.processes import free_port, spawn, wait_serving
+from arena_cli.processes import (
+    CLOCK_TICKS,
+    cpu_seconds,
+    free_port,
+    proc_stat,
+    spawn,
+    wait_serving,
+)
 from bots.sdk import channel
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
@@ -101,7 +108,6 @@ RELAY_REQUESTS = 6400
 """Relayed requests that measure the relay's own cost."""
 SAMPLE_S = 0.25
 """How often the window samples arena_matches_running (how busy the slots kept the referee)."""
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 """Prometheus samples summed over processes, by name and sorted labels."""
@@ -164,18 +170,6 @@ def stop(process: subprocess.Popen[bytes], name: str, timeout_s: float = STOP_TI
         progress(f"{name} (pid {process.pid}) still running {timeout_s:g} s after SIGTERM: killed")
         process.kill()
         process.wait()
-
-
-def proc_stat(pid: int) -> list[str]:
-    """/proc/PID/stat from field 3 (state) on; the name in parentheses may hold spaces."""
-    text = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
-    return text[text.rindex(")") + 2 :].split()
-
-
-def cpu_seconds(pid: int) -> float:
-    """A process's user+system CPU so far (fields 14 and 15 of /proc/PID/stat)."""
-    fields = proc_stat(pid)
-    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
 def children(pid: int) -> list[int]:
