@@ -11,6 +11,7 @@ is ranked last and a stand-in plays its seats to the end.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import random
 import time
 import uuid
@@ -165,6 +166,10 @@ class MatchRunner:
         self._clock = clock
         self._bots = {bot: BotRecord(float(limits.time_bank_ms)) for bot in request.bot_ids}
         self._events: list[Event] = []
+        # Request ids: a random prefix per match and a count, not a UUID per move. They
+        # need only be unique: a bot can answer only the requests sent to it.
+        self._request_prefix = uuid.uuid4().hex[:16] + "-"
+        self._requests = itertools.count(1)
 
     @property
     def forfeits(self) -> list[str]:
@@ -309,7 +314,7 @@ class MatchRunner:
         if record.forfeit is not None:
             return Choice(stand_in.choice(legal))
         request = ActRequest(
-            request_id=uuid.uuid4().hex,
+            request_id=f"{self._request_prefix}{next(self._requests)}",
             match_id=self.request.id,
             game_index=index,
             game=self.request.game,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, assert_never
 
 import orjson
@@ -223,6 +223,10 @@ def _letter(table: Mapping[str, int], value: int) -> str:
 
 # Observations
 
+FINISHED_TRICKS = 65_536
+"""Finished tricks kept as built messages (a few MB): a game's tricks are asked for again
+in every later request of that game."""
+
 
 def _goodge_trick(
     trick: goodge.GoodgeTrick | None, plays: Sequence[SeatEntry], leader: int
@@ -233,6 +237,28 @@ def _goodge_trick(
         winner=-1 if trick is None else trick["winner"],
         points=0 if trick is None else trick["points"],
     )
+
+
+def _trick_key(trick: goodge.GoodgeTrick | golden10.Golden10Trick) -> tuple[int, ...]:
+    """A finished trick as a hashable key: leader, winner, then seat and card of each play."""
+    key: list[Any] = [trick["leader"], trick["winner"]]
+    for seat, card in trick["cards"]:
+        key += (seat, card)
+    return tuple(key)
+
+
+@lru_cache(maxsize=FINISHED_TRICKS)
+def _finished_goodge_trick(key: tuple[Any, ...], points: int) -> cards.GoodgeTrick:
+    leader, winner, flat = key[0], key[1], key[2:]
+    plays = [goodge_play(flat[i], flat[i + 1]) for i in range(0, len(flat), 2)]
+    return cards.GoodgeTrick(leader=leader, plays=plays, winner=winner, points=points)
+
+
+@lru_cache(maxsize=FINISHED_TRICKS)
+def _finished_golden10_trick(key: tuple[Any, ...]) -> cards.Golden10Trick:
+    leader, winner, flat = key[0], key[1], key[2:]
+    plays = [golden10_play(flat[i], flat[i + 1]) for i in range(0, len(flat), 2)]
+    return cards.Golden10Trick(leader=leader, plays=plays, winner=winner)
 
 
 def goodge_observation(obs: goodge.GoodgeObservation) -> cards.GoodgeObservation:
@@ -255,7 +281,8 @@ def goodge_observation(obs: goodge.GoodgeObservation) -> cards.GoodgeObservation
         stash_size=obs["stash_size"],
         stash=[goodge_card(card) for card in obs["stash"] or []],
         stash_known=obs["stash"] is not None,
-        tricks=[_goodge_trick(trick, trick["cards"], trick["leader"]) for trick in obs["tricks"]],
+        # A finished trick never changes: built once, and copied into every later request.
+        tricks=[_finished_goodge_trick(_trick_key(t), t["points"]) for t in obs["tricks"]],
         trick=_goodge_trick(None, current, current[0][0] if current else -1),
         lead_suit=GOODGE_SUITS[obs["lead_suit"]]
         if obs["lead_suit"]
@@ -285,7 +312,7 @@ def golden10_observation(obs: golden10.Golden10Observation) -> cards.Golden10Obs
         if obs["led_colour"]
         else cards.GOLDEN10_COLOUR_UNSPECIFIED,
         trick=_golden10_trick(current, current[0][0] if current else -1, -1),
-        tricks=[_golden10_trick(t["cards"], t["leader"], t["winner"]) for t in obs["tricks"]],
+        tricks=[_finished_golden10_trick(_trick_key(t)) for t in obs["tricks"]],
         red_points_taken=obs["red_points_taken"],
         yellow10_taken_by=_or(obs["yellow10_taken_by"], -1),
         left_over_count=obs["left_over_count"],
