@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, ClassVar, Protocol, Self, TypedDict, TypeVar, runtime_checkable
 
 JSON = Any
@@ -195,6 +196,32 @@ def rank_scores(scores: Sequence[int], higher_is_better: bool = True) -> tuple[i
     """Competition ranks (1 is best, ties share) for the given scores."""
     sign = -1 if higher_is_better else 1
     return tuple(1 + sum(1 for other in scores if sign * other < sign * own) for own in scores)
+
+
+_Shuffled = TypeVar("_Shuffled")
+
+
+@cache
+def _shuffle_steps(size: int) -> tuple[tuple[int, int], ...]:
+    """For each swap of a shuffle of `size` items: its position and the bits its draw takes."""
+    return tuple((i, (i + 1).bit_length()) for i in reversed(range(1, size)))
+
+
+def shuffle(rng: random.Random, items: list[_Shuffled]) -> None:
+    """Shuffle `items` in place exactly as `rng.shuffle(items)` does, about twice as fast.
+
+    The same Fisher-Yates swaps, each drawing below i + 1 by rejection from
+    `getrandbits` as `random.Random` does, so the order and the generator's
+    state afterwards are the same. A deal is one shuffle every few dozen
+    actions, and `Random.shuffle` spends most of its time in one Python call
+    per card; here the bit counts come from a table and the draw is inline.
+    """
+    getrandbits = rng.getrandbits
+    for i, bits in _shuffle_steps(len(items)):
+        j = getrandbits(bits)
+        while j > i:
+            j = getrandbits(bits)
+        items[i], items[j] = items[j], items[i]
 
 
 _Copied = TypeVar("_Copied")

@@ -45,6 +45,7 @@ from games.core import (
     option_choice,
     option_value,
     rank_scores,
+    shuffle,
 )
 from games.hidden import assign_hidden
 
@@ -85,6 +86,11 @@ _CHUNK_CARDS: Final[tuple[tuple[list[Action], ...], ...]] = tuple(
     for base in range(0, DECK_SIZE, _CHUNK)
 )
 _CHUNK_LOW: Final = (1 << _CHUNK) - 1
+assert RANKS == 2 * _CHUNK and len(COLOURS) == 4, "_by_colour writes out two chunks per colour"
+_MOVES: Final = tuple(tuple((seat, card) for card in CARDS) for seat in range(7))  # 3..7 players
+"""`_MOVES[seat][card]` is the `(seat, card)` pair the move log keeps: shared, as
+allocating one per card played costs more than the rest of its bookkeeping (and
+feeds the garbage collector)."""
 
 SPEC_NAME: Final = "golden10"
 Yellow10Floor = Literal["round", "game"]
@@ -205,6 +211,21 @@ def _cards_of(mask: int) -> list[Action]:
     return cards
 
 
+def _by_colour(mask: int) -> list[list[Action]]:
+    """The cards of a bitmask, one list per colour (in COLOURS order), each by rank.
+
+    Two chunks per colour, written out rather than looped: this runs for every
+    hand dealt, and the loop would double its cost.
+    """
+    table, low = _CHUNK_CARDS, _CHUNK_LOW
+    return [
+        table[0][mask & low] + table[1][mask >> 7 & low],
+        table[2][mask >> 14 & low] + table[3][mask >> 21 & low],
+        table[4][mask >> 28 & low] + table[5][mask >> 35 & low],
+        table[6][mask >> 42 & low] + table[7][mask >> 49 & low],
+    ]
+
+
 def _names(mask: int) -> list[str]:
     return [Card.NAMES[card] for card in _cards_of(mask)]
 
@@ -253,7 +274,7 @@ class Golden10State:
         """Shuffle and deal one card at a time, starting left of the dealer."""
         players = self.players
         deck = list(range(DECK_SIZE))
-        self._rng.shuffle(deck)
+        shuffle(self._rng, deck)
         dealt = DECK_SIZE // players * players
         hands = [0] * players
         for offset in range(players):
@@ -265,6 +286,10 @@ class Golden10State:
 
     def _start_round(self, hands: list[int], left_over: int) -> None:
         self._hands = hands
+        # The same hands as card lists, per seat one list per colour: the legal
+        # cards are a copy of one list (following) or all four joined, cheaper
+        # than building them from the mask on every turn.
+        self._held = [_by_colour(hand) for hand in hands]
         self._left_over = left_over
         self._set_aside = left_over
         self._left_over_taker: int | None = None
@@ -298,14 +323,13 @@ class Golden10State:
         """The cards `seat` may play now: the led colour if it holds any, else any card."""
         if seat != self._turn or self._over:
             return []
-        hand = self._hands[seat]
+        held = self._held[seat]
         if self._count:
-            led = self._led
-            follow = hand >> (RANKS * led) & _RED_MASK
-            if follow:
-                table = _CHUNK_CARDS
-                return table[2 * led][follow & _CHUNK_LOW] + table[2 * led + 1][follow >> _CHUNK]
-        return _cards_of(hand)
+            following = held[self._led]
+            if following:
+                return following[:]
+        # Leading, or unable to follow: any card in hand (four colours, in deck order).
+        return [*held[0], *held[1], *held[2], *held[3]]
 
     def apply(self, seat: int, action: Action | int | str) -> None:
         """Play one card for `seat`; raises IllegalAction if the rules forbid it."""
@@ -332,8 +356,9 @@ class Golden10State:
             self._best = card
             self._winner = seat
         self._hands[seat] = hand ^ bit
+        self._held[seat][colour].remove(card)
         self._trick |= bit
-        self._log.append((seat, card))
+        self._log.append(_MOVES[seat][card])
         self._count += 1
         if self._count < self.players:
             self._turn = seat + 1 if seat + 1 < self.players else 0
@@ -485,6 +510,7 @@ class Golden10State:
         no next deal is shuffled, and `last_round` then tells the outcome.
         """
         new = copy_state(self, with_rng=not this_round_only)
+        new._held = [[cards[:] for cards in colours] for colours in self._held]  # each its own
         if this_round_only:
             new._rounds = self._round
         return new

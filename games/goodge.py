@@ -2,7 +2,8 @@
 
 Cards are small ints: suit * 10 + (rank - 1) for the five suits S, D, R, H, C
 (0..49) and 50 for the Crown. A hand is a 51-bit mask, so following suit is a
-mask intersection and the legal-action lists come from per-suit tables.
+mask intersection and the legal-action lists come from per-suit tables; it is
+also kept as a list of card actions, copied when any card may be played.
 
 Actions (`str(action)` is the notation): a card id (`1S` .. `10C`, `CR`) is a
 discard in the discard phase and a play in the trick phase; `bid:50` ..
@@ -48,6 +49,7 @@ from games.core import (
     option_choice,
     option_value,
     rank_scores,
+    shuffle,
 )
 from games.hidden import assign_hidden
 
@@ -98,7 +100,7 @@ AllPass = Literal["dealer_50", "redeal"]
 ALL_PASS: tuple[AllPass, ...] = ("dealer_50", "redeal")
 
 CROWN_BIT = 1 << CROWN
-ANY_CARD = (1 << DECK_SIZE) - 1
+_BIT: tuple[int, ...] = tuple(1 << card for card in range(DECK_SIZE))
 SUIT_MASKS: tuple[int, ...] = tuple(0x3FF << (10 * suit) for suit in range(5))
 SUIT_OF: tuple[int, ...] = (*(card // 10 for card in range(CROWN)), -1)
 RANK_OF: tuple[int, ...] = (*(card % 10 + 1 for card in range(CROWN)), 0)
@@ -118,6 +120,12 @@ _BID_LISTS: tuple[tuple[Action, ...], ...] = tuple(
 _TRUMP_LIST: tuple[Action, ...] = _A[FIRST_TRUMP : FIRST_TRUMP + 5]
 _S0, _S1, _S2, _S3, _S4 = _SUIT_ACTIONS
 _SEAT_TUPLES: tuple[tuple[int], ...] = tuple((seat,) for seat in range(8))
+# `_MOVES[seat][action]` is the `(seat, action)` pair the move log keeps: shared, as
+# allocating one per move costs more than the rest of a move's bookkeeping (and
+# feeds the garbage collector).
+_MOVES: tuple[tuple[tuple[int, Action], ...], ...] = tuple(
+    tuple((seat, action) for action in _A) for seat in range(8)
+)
 
 CARD_INDEX: dict[str, int] = {name: card for card, name in enumerate(CARD_NAMES)}
 """The card number of each card id (`"10S"` -> 9, `"CR"` -> 50)."""
@@ -296,6 +304,24 @@ def best_in_trick(cards: Sequence[int], power: Sequence[int]) -> int:
     return best_at
 
 
+_Lead = tuple[int, int, tuple[int, ...]]
+"""What leading a card sets up: the suit to follow, the cards that follow it, every card's power."""
+
+
+def _lead(card: int, trump: int, one_high: bool) -> _Lead:
+    lead = lead_suit(card, trump)
+    return lead, _follow_mask(lead, trump), power_table(trump, lead, one_high)
+
+
+# _LEADS[one_high][trump][card] is what leading `card` sets up, for the hot path.
+_LEADS: dict[bool, tuple[tuple[_Lead, ...], ...]] = {
+    one_high: tuple(
+        tuple(_lead(card, trump, one_high) for card in range(DECK_SIZE)) for trump in range(5)
+    )
+    for one_high in (False, True)
+}
+
+
 def trick_winner(plays: Sequence[tuple[int, str]], trump: str | None, one_high: bool) -> int:
     """The seat that takes a complete trick of `(seat, card id)` plays, in play order."""
     cards = [CARD_INDEX[card] for _, card in plays]
@@ -410,9 +436,10 @@ class GoodgeState:
         self._deal: JSON = None
         self._rng = random.Random(seed)
         rules = GoodgeOptions.of(options)
-        self._powers = _POWER[rules.one_high]
+        self._one_high = rules.one_high
         self._redeal = rules.all_pass == "redeal"
         self._max_rounds = rules.max_rounds
+        self._next_seat = tuple((seat + 1) % players for seat in range(players))  # to the left
         self._moves: list[tuple[int, int]] = []
         self.scores = [0] * players
         self._round = 1
@@ -441,21 +468,26 @@ class GoodgeState:
 
     def _deal_round(self) -> None:
         deck = list(range(DECK_SIZE))
-        self._rng.shuffle(deck)
+        shuffle(self._rng, deck)
         size = (DECK_SIZE - STASH_SIZE) // self.players
         hands = []
         for seat in range(self.players):
-            mask = 0
-            for card in deck[STASH_SIZE + seat * size : STASH_SIZE + (seat + 1) * size]:
-                mask |= 1 << card
-            hands.append(mask)
-        self._start_round(hands, (1 << deck[0]) | (1 << deck[1]) | (1 << deck[2]))
+            start = STASH_SIZE + seat * size
+            hands.append(sum([_BIT[card] for card in deck[start : start + size]]))  # distinct bits
+        self._start_round(hands, _BIT[deck[0]] | _BIT[deck[1]] | _BIT[deck[2]])
 
     def _start_round(self, hands: list[int], stash: int) -> None:
         n = self.players
         self._hands = hands
+        # The same hands as lists of card actions, in card order: a lead (or a
+        # seat that cannot follow) may play any of them, and copying this list
+        # is cheaper than building it from the mask on every such turn.
+        self._held = [_card_actions(hand) for hand in hands]
         self._stash = stash
-        self._won = [0] * n
+        # Each seat's won cards are its tricks in `_history` (`zones` gathers them), and
+        # the Stash, which the last trick's winner takes at the end of the round.
+        self._stash_taker = -1
+        self._stash_taken = 0
         self._taken = [0] * n
         self._tricks_won = [0] * n
         self._bids: list[tuple[int, int]] = []  # (seat, action number)
@@ -465,10 +497,15 @@ class GoodgeState:
         self._goodge = -1
         self._picked_up = False
         self._trump = -1
+        self._leads: tuple[_Lead, ...] = ()  # by card, once trump is named: _LEADS
         self._lead_suit = -1
-        self._follow = ANY_CARD  # the cards that follow the lead; all of them when leading
+        self._follow = 0  # the cards that follow the lead; none when leading (no constraint)
         self._leader = -1
+        # The trick so far: its cards, each card's power in it, and the best one's power and seat.
         self._trick: list[int] = []
+        self._power: tuple[int, ...] = ()
+        self._best = -1
+        self._winner = -1
         self._history: list[tuple[int, list[int], int]] = []  # (leader, cards, winner)
         self._phase = BID
         self._turn = (self._dealer + 1) % n
@@ -497,25 +534,27 @@ class GoodgeState:
 
     def legal_actions(self, seat: int) -> list[Action]:
         """The actions `seat` may take now (empty unless it is their turn)."""
-        if seat != self._turn or self._phase == OVER:
+        if seat != self._turn:
             return []
         phase = self._phase
         if phase == PLAY:
-            hand = self._hands[seat]
-            follow = hand & self._follow
-            if follow and self._trick:
+            follow = self._hands[seat] & self._follow
+            if follow:
                 # Following: one table lookup, plus the Crown on a trump lead.
                 lead = self._lead_suit
-                out = list(_SUIT_ACTIONS[lead][follow >> (10 * lead) & 0x3FF])
+                out = [*_SUIT_ACTIONS[lead][follow >> (10 * lead) & 0x3FF]]
                 if follow & CROWN_BIT:
                     out.append(_A[CROWN])
                 return out
-            return _card_actions(hand)
+            # Leading, or unable to follow: any card in hand.
+            return self._held[seat][:]
         if phase == BID:
             return list(_BID_LISTS[self._low_bid_index()])
         if phase == DISCARD:
-            return _card_actions(self._hands[seat])
-        return list(_TRUMP_LIST)
+            return self._held[seat][:]
+        if phase == TRUMP:
+            return list(_TRUMP_LIST)
+        return []  # over
 
     def _low_bid_index(self) -> int:
         if self._high_bidder < 0:
@@ -524,6 +563,41 @@ class GoodgeState:
 
     def apply(self, seat: int, action: Action | int | str) -> None:
         """Play one action for `seat`; raises IllegalAction if not allowed."""
+        if self._phase != PLAY or seat != self._turn or type(action) is not GoodgeAction:
+            self._apply_other(seat, action)
+            return
+        # The hot path: a card (as an action object) played by the seat to play.
+        hand = self._hands[seat]
+        bit = 1 << action  # beyond the deck for a non-card action, which no hand holds
+        follow = self._follow
+        # Legal: held, and of the suit to follow unless the seat has none (or leads: follow is 0).
+        if not hand & bit or (hand & follow and not bit & follow):
+            raise IllegalAction(self._play_error(seat, action))
+        self._moves.append(_MOVES[seat][action])
+        self._hands[seat] = hand ^ bit
+        self._held[seat].remove(action)
+        trick = self._trick
+        trick.append(action)
+        played = len(trick)
+        if played == 1:
+            self._leader = seat
+            self._lead_suit, self._follow, power = self._leads[action]
+            self._power = power
+            self._best = power[action]
+            self._winner = seat
+        else:
+            # The trick's winner so far, kept up card by card.
+            power_now = self._power[action]
+            if power_now > self._best:
+                self._best = power_now
+                self._winner = seat
+            if played == self.players:
+                self._finish_trick()
+                return
+        self._turn = self._next_seat[seat]
+
+    def _apply_other(self, seat: int, action: Action | int | str) -> None:
+        """`apply` off the hot path: bids, discards, trump, action numbers or text, errors."""
         if seat != self._turn or self._phase == OVER:
             if self._phase == OVER:
                 raise IllegalAction("the game is over; no action is allowed")
@@ -531,32 +605,15 @@ class GoodgeState:
         a = action if type(action) is GoodgeAction else TABLE.coerce(action)
         phase = self._phase
         if phase == PLAY:
-            hand = self._hands[seat]
-            bit = 1 << a
-            # Legal: held, and either of the suit to follow or the seat cannot follow.
-            if hand & bit and (bit & self._follow or not hand & self._follow):
-                self._moves.append((seat, a))
-                self._hands[seat] = hand ^ bit
-                trick = self._trick
-                if not trick:
-                    self._leader = seat
-                    lead = lead_suit(a, self._trump)
-                    self._lead_suit = lead
-                    self._follow = _follow_mask(lead, self._trump)
-                trick.append(a)
-                if len(trick) < self.players:
-                    self._turn = (seat + 1) % self.players
-                else:
-                    self._finish_trick()
-                return
-            raise IllegalAction(self._play_error(seat, a))
+            self.apply(seat, a)
+            return
         if phase == BID:
             if a == PASS:
-                self._moves.append((seat, a))
+                self._moves.append(_MOVES[seat][a])
                 self._pass(seat)
                 return
             if FIRST_BID <= a < PASS and a - FIRST_BID >= self._low_bid_index():
-                self._moves.append((seat, a))
+                self._moves.append(_MOVES[seat][a])
                 self._bid(seat, BID_VALUES[a - FIRST_BID], a)
                 return
             raise IllegalAction(
@@ -565,7 +622,7 @@ class GoodgeState:
             )
         if phase == DISCARD:
             if a < DECK_SIZE and self._hands[seat] >> a & 1:
-                self._moves.append((seat, a))
+                self._moves.append(_MOVES[seat][a])
                 self._discard(seat, a)
                 return
             raise IllegalAction(
@@ -573,8 +630,9 @@ class GoodgeState:
                 "from their hand; legal: " + _list_text(self.legal_actions(seat))
             )
         if FIRST_TRUMP <= a < FIRST_TRUMP + 5:
-            self._moves.append((seat, a))
+            self._moves.append(_MOVES[seat][a])
             self._trump = a - FIRST_TRUMP
+            self._leads = _LEADS[self._one_high][self._trump]
             self._phase = PLAY
             return
         raise IllegalAction(
@@ -635,6 +693,7 @@ class GoodgeState:
         self._goodge = seat
         self._high_bid = bid
         self._hands[seat] |= self._stash
+        self._held[seat] = _card_actions(self._hands[seat])
         self._stash = 0
         self._picked_up = True
         self._phase = DISCARD
@@ -643,6 +702,7 @@ class GoodgeState:
     def _discard(self, seat: int, card: int) -> None:
         bit = 1 << card
         self._hands[seat] ^= bit
+        self._held[seat].remove(_A[card])
         self._stash |= bit
         if self._stash.bit_count() == STASH_SIZE:
             self._phase = TRUMP
@@ -651,28 +711,22 @@ class GoodgeState:
 
     def _finish_trick(self) -> None:
         trick = self._trick
-        winner = self._trick_winner()
-        mask = 0
+        winner = self._winner
         points = 0
         for c in trick:
-            mask |= 1 << c
             points += POINTS[c]
-        self._won[winner] |= mask
         self._taken[winner] += points
         self._tricks_won[winner] += 1
         self._history.append((self._leader, trick, winner))
         self._trick = []
-        self._follow = ANY_CARD
+        self._follow = 0
         self._turn = winner
         if not self._hands[winner]:
-            self._won[winner] |= self._stash
+            self._stash_taker = winner
+            self._stash_taken = self._stash
             self._taken[winner] += _mask_points(self._stash)
             self._stash = 0
             self._end_round(redeal=False)
-
-    def _trick_winner(self) -> int:
-        power = self._powers[self._trump + 1][self._lead_suit + 1]
-        return (self._leader + best_in_trick(self._trick, power)) % self.players
 
     # -- scoring --------------------------------------------------------------
 
@@ -716,6 +770,7 @@ class GoodgeState:
         no next deal is shuffled, and `last_round` then tells the outcome.
         """
         new = copy_state(self, with_rng=not this_round_only)
+        new._held = [cards[:] for cards in self._held]  # lists inside a list: each its own
         if this_round_only:
             new._max_rounds = self._round
         return new
@@ -747,8 +802,14 @@ class GoodgeState:
             zones[f"hand:{seat}"] = _card_names(self._hands[seat])
         zones["stash"] = _card_names(self._stash)
         zones["trick"] = [CARD_NAMES[card] for card in self._trick]
+        won = [0] * self.players
+        for _, cards, winner in self._history:
+            for card in cards:
+                won[winner] |= _BIT[card]
+        if self._stash_taker >= 0:
+            won[self._stash_taker] |= self._stash_taken
         for seat in range(self.players):
-            zones[f"won:{seat}"] = _card_names(self._won[seat])
+            zones[f"won:{seat}"] = _card_names(won[seat])
         return zones
 
     def hidden_cards(self, seat: int) -> set[str]:
@@ -900,8 +961,6 @@ def state_from_observation(
     for trick in observation["tricks"]:
         cards = [CARD_INDEX[name] for _, name in trick["cards"]]
         state._history.append((trick["leader"], cards, trick["winner"]))
-        for card in cards:
-            state._won[trick["winner"]] |= 1 << card
     state._taken = list(observation["taken"])
     state._tricks_won = list(observation["tricks_won"])
     state._bids = [(who, TABLE.parse(name)) for who, name in observation["bids"]]
@@ -917,12 +976,16 @@ def state_from_observation(
     if bid is not None:  # set with the Goodge
         state._high_bid = bid
     state._trump = SUITS.index(observation["trump"]) if observation["trump"] else -1
+    if state._trump >= 0:
+        state._leads = _LEADS[state._one_high][state._trump]
     trick_now = observation["trick"]
     if trick_now:
         state._trick = [CARD_INDEX[name] for _, name in trick_now]
         state._leader = trick_now[0][0]
-        state._lead_suit = lead_suit(state._trick[0], state._trump)
-        state._follow = _follow_mask(state._lead_suit, state._trump)
+        state._lead_suit, state._follow, state._power = state._leads[state._trick[0]]
+        best_at = best_in_trick(state._trick, state._power)
+        state._best = state._power[state._trick[best_at]]
+        state._winner = trick_now[best_at][0]
     state._phase = PHASE_NAMES.index(observation["phase"])
     to_act = observation["to_act"]
     assert to_act is not None, "someone acts until the game is over"

@@ -59,6 +59,7 @@ from games.core import (
     option_value,
     optional_int_option,
     rank_scores,
+    shuffle,
 )
 
 SPEC_NAME: Final = "goof"
@@ -111,6 +112,13 @@ _ONTO: tuple[tuple[Action, ...], ...] = tuple(
     TABLE.actions[card * _TARGETS + 1 : (card + 1) * _TARGETS] for card in range(DECK)
 )
 """`_ONTO[card][pile]`: play `card` onto the pile with that id."""
+_TURNED: tuple[tuple[int, Action, bool], ...] = tuple(
+    (seat, TURN, True) for seat in range(MAX_PLAYERS)
+)
+_WAITED: tuple[tuple[int, Action, bool], ...] = tuple(
+    (seat, WAIT, True) for seat in range(MAX_PLAYERS)
+)
+"""A seat's `turn` and `wait` as a tick's results list them: most results are these, shared."""
 
 
 def card_of_id(card_id: str) -> tuple[int, int]:
@@ -337,7 +345,9 @@ class GoofState:
     card LAST; the goof line is a list of 4 cards. Piles are lists of table
     ids (`owner * 52 + card`), bottom first, indexed by pile id.
     `_waiting[card]` lists the live piles whose next card is `card`, so
-    finding where a card fits costs one lookup.
+    finding where a card fits costs one lookup. `_legal[seat]` caches the
+    seat's legal actions until its turn or a card reaching the area changes
+    them, and `_line_plays[seat]` their goof-line part, which a turn keeps.
     """
 
     def __init__(
@@ -361,7 +371,10 @@ class GoofState:
         self._seats = tuple(range(players))
         self._seat_set = frozenset(self._seats)
         self._orders = _orders(players)
-        self._log: list[list[tuple[int, Action, bool]]] = []
+        self._order_bits = len(self._orders).bit_length()
+        # One tuple per tick: tuples of plain values drop out of the garbage collector's
+        # sight, where a list per tick would be walked again by every full collection.
+        self._log: list[tuple[tuple[int, Action, bool], ...]] = []
         self._scores = [0] * players
         self._history: list[RoundEnd] = []
         self._round = 1
@@ -387,7 +400,7 @@ class GoofState:
         decks = []
         for _ in self._seats:
             deck = list(range(DECK))
-            self._rng.shuffle(deck)
+            shuffle(self._rng, deck)
             decks.append(deck)
         return decks
 
@@ -411,8 +424,9 @@ class GoofState:
         self._turned = [0] * self.players
         self._stall = 0
         self._tick = 0
-        self._last: list[tuple[int, Action, bool]] = []
+        self._last: tuple[tuple[int, Action, bool], ...] = ()
         self._legal: list[list[Action] | None] = [None] * self.players
+        self._line_plays: list[list[Action] | None] = [None] * self.players
 
     def _end_round(self, goof: int | None, reason: EndReason) -> None:
         scores = tuple(self._area[s] - 2 * len(self._goof[s]) for s in self._seats)
@@ -447,37 +461,53 @@ class GoofState:
         """What `seat` may do in this tick: card plays, `turn` if it has cards, `wait`."""
         if self._over or not 0 <= seat < self.players or seat in self._pending:
             return []
-        return self._legal_of(seat)[:]
+        legal = self._legal[seat]
+        return (self._legal_of(seat) if legal is None else legal)[:]
 
     def _legal_of(self, seat: int) -> list[Action]:
-        """The cached legal actions of `seat` (shared list: do not hand it out)."""
+        """The cached legal actions of `seat` (shared list: do not hand it out).
+
+        The goof line's plays, then the waste top's and the back-three card's,
+        then `turn` and `wait`. The line's plays are cached apart: they change
+        only when a card reaches the area, while a turn changes the waste.
+        """
         legal = self._legal[seat]
         if legal is not None:
             return legal
-        legal = []
         waiting = self._waiting
-        line = self._line[seat]
+        line_plays = self._line_plays[seat]
+        if line_plays is None:
+            line_plays = self._line_plays[seat] = []
+            for card in self._line[seat]:
+                if waiting[card] or STARTS_PILE[card]:  # most cards fit nowhere: test that first
+                    self._add_plays(line_plays, card)
+        legal = line_plays[:]
         waste = self._waste[seat]
-        sources = line
         if waste:
+            top = waste[-1]
+            if waiting[top] or STARTS_PILE[top]:
+                self._add_plays(legal, top)
             back = self._back[seat]
             if 0 <= back < len(waste) - 1:
-                sources = [*line, waste[-1], waste[back]]
-            else:
-                sources = [*line, waste[-1]]
-        for card in sources:
-            piles = waiting[card]
-            if piles:
-                onto = _ONTO[card]
-                for pile in piles:
-                    legal.append(onto[pile])
-            elif STARTS_PILE[card]:
-                legal.append(_NEW[card])
-        if waste or self._stock[seat]:
+                card = waste[back]
+                if waiting[card] or STARTS_PILE[card]:
+                    self._add_plays(legal, card)
+            legal.append(TURN)
+        elif self._stock[seat]:
             legal.append(TURN)
         legal.append(WAIT)
         self._legal[seat] = legal
         return legal
+
+    def _add_plays(self, legal: list[Action], card: int) -> None:
+        """Append the plays of `card`: onto each pile that waits for it, or an Ace's new pile."""
+        piles = self._waiting[card]
+        if piles:
+            onto = _ONTO[card]
+            for pile in piles:
+                legal.append(onto[pile])
+        elif STARTS_PILE[card]:
+            legal.append(_NEW[card])
 
     def apply(self, seat: int, action: Action | int | str) -> None:
         """Collect `seat`'s action for this tick; the tick resolves, in arrival
@@ -519,7 +549,16 @@ class GoofState:
                 f"every seat 0..{self.players - 1} must give exactly one action per tick; "
                 f"missing: {missing or 'none'}, unknown seats: {extra or 'none'}"
             )
-        chosen = [self._checked(seat, actions[seat]) for seat in self._seats]
+        chosen = []
+        legal = self._legal
+        for seat in self._seats:
+            action = actions[seat]
+            allowed = legal[seat]
+            # The common case, an action object from the cached legal list, costs one
+            # lookup; anything else (text, numbers, no cached list) gets the full check.
+            if allowed is None or type(action) is not GoofAction or action not in allowed:
+                action = self._checked(seat, action)
+            chosen.append(action)
         if order is not None and sorted(order) != list(self._seats):
             raise IllegalAction(f"order must list every seat once, got {list(order)}")
         return self._resolve(chosen, order)
@@ -558,10 +597,16 @@ class GoofState:
     def _resolve(
         self, chosen: list[Action], order: Sequence[int] | None
     ) -> list[tuple[int, Action, bool]]:
-        # Draw even when the order is given, so a replay keeps the RNG in step.
-        drawn = self._rng.randrange(len(self._orders))
+        # Draw even when the order is given, so a replay keeps the RNG in step. The
+        # draw is rng.randrange(len(orders)), done as Random does it (getrandbits of
+        # the count's bit length until below the count) without randrange's checks.
+        orders = self._orders
+        getrandbits = self._rng.getrandbits
+        drawn = getrandbits(self._order_bits)
+        while drawn >= len(orders):
+            drawn = getrandbits(self._order_bits)
         if order is None:
-            order = self._orders[drawn]
+            order = orders[drawn]
         results: list[tuple[int, Action, bool]] = []
         legal = self._legal
         progress = False
@@ -570,11 +615,12 @@ class GoofState:
             action = chosen[seat]
             if goof is not None:
                 results.append((seat, action, False))
-            elif action >= TURN:
-                if action == TURN:
-                    self._turn(seat)
-                    legal[seat] = None
-                results.append((seat, action, True))
+            elif action == WAIT:
+                results.append(_WAITED[seat])
+            elif action == TURN:
+                self._turn(seat)
+                legal[seat] = None
+                results.append(_TURNED[seat])
             elif self._play(seat, action):
                 results.append((seat, action, True))
                 progress = True
@@ -582,24 +628,26 @@ class GoofState:
                     goof = seat
             else:
                 results.append((seat, action, False))
-        self._log.append(results)
-        self._last = results
+        tick = tuple(results)
+        self._log.append(tick)
+        self._last = tick
         self._tick += 1
         if goof is not None:
             self._end_round(goof, "goof")
         elif progress:
             # A card in the area can change what every seat may play.
             self._legal = [None] * self.players
+            self._line_plays = [None] * self.players
             self._turned = [0] * self.players
             self._stall = 0
         elif self._stalled():
             if self._stall >= self._stall_limit:
                 self._end_round(None, "stall")
-                return results[:]
+                return results
             self._one_under()
-        if not self._over and goof is None and self._tick >= self._max_ticks:
+        if self._tick >= self._max_ticks and not self._over and goof is None:
             self._end_round(None, "max_ticks")
-        return results[:]
+        return results
 
     def _play(self, seat: int, action: Action) -> bool:
         """Move a card to the area; False if its pile no longer takes it."""
@@ -645,10 +693,15 @@ class GoofState:
             self._stock[seat], self._waste[seat] = waste, stock
             stock, waste = waste, stock
         self._back[seat] = len(waste) - 1
-        count = min(TURN_SIZE, len(stock))
-        waste.extend(stock[: -count - 1 : -1])
-        del stock[-count:]
-        self._turned[seat] += count
+        if len(stock) >= TURN_SIZE:
+            # TURN_SIZE (3) pops, written out. The top card (last) is turned first,
+            # so the third one ends on top of the waste.
+            waste += (stock.pop(), stock.pop(), stock.pop())
+            self._turned[seat] += TURN_SIZE
+        else:
+            self._turned[seat] += len(stock)
+            waste.extend(reversed(stock))
+            stock.clear()
 
     def _stalled(self) -> bool:
         """Every seat has turned through its stock and waste since the last
