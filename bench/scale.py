@@ -366,11 +366,6 @@ def total(samples: Samples, name: str, **labels: str) -> float:
     )
 
 
-def has_label(samples: Samples, name: str, label: str) -> bool:
-    """Whether any sample named `name` carries `label`."""
-    return any(sample == name and label in dict(have) for sample, have in samples)
-
-
 def buckets(samples: Samples, histogram: str, **labels: str) -> list[tuple[float, float]]:
     """A histogram's cumulative buckets (upper bound, count), summed over other labels."""
     counts: dict[float, float] = {}
@@ -759,29 +754,20 @@ def relay_measures(window: Window, game: str) -> dict[str, float | None]:
     """Latency medians and the relayed share of a multi-replica window."""
     metrics = window.metrics
     latency = "arena_move_latency_seconds"
+    local = buckets(metrics, latency, game=game, path="local")
+    relay = buckets(metrics, latency, game=game, path="relay")
+    local_n = local[-1][1] if local else 0.0
+    relay_n = relay[-1][1] if relay else 0.0
     measures: dict[str, float | None] = {
-        "local_p50_ms": None,
-        "relay_p50_ms": None,
+        "local_p50_ms": ms(quantile(local, 0.5)),
+        "relay_p50_ms": ms(quantile(relay, 0.5)),
         "relay_extra_p50_ms": ms(
             quantile(buckets(metrics, "arena_relay_added_latency_seconds"), 0.5)
         ),
-        "relayed_share": None,
+        "relayed_share": (
+            round(relay_n / (local_n + relay_n), 4) if local_n + relay_n > 0 else None
+        ),
     }
-    if has_label(metrics, f"{latency}_bucket", "path"):
-        local = buckets(metrics, latency, game=game, path="local")
-        relay = buckets(metrics, latency, game=game, path="relay")
-        measures["local_p50_ms"] = ms(quantile(local, 0.5))
-        measures["relay_p50_ms"] = ms(quantile(relay, 0.5))
-        local_n = local[-1][1] if local else 0.0
-        relay_n = relay[-1][1] if relay else 0.0
-        if local_n + relay_n > 0:
-            measures["relayed_share"] = round(relay_n / (local_n + relay_n), 4)
-    else:
-        progress(f"{latency} has no path label: local_p50_ms and relay_p50_ms are null")
-        # Without the label: the Act requests relayed to another replica, per move.
-        sent = total(metrics, "arena_relayed_requests_total", direction="sent")
-        if window.moves > 0:
-            measures["relayed_share"] = round(sent / window.moves, 4)
     everything = quantile(buckets(metrics, latency, game=game), 0.5)
     progress(f"all moves' p50 in the {window.replicas}-replica run: {ms(everything)} ms")
     return measures

@@ -33,7 +33,7 @@ from ladder.store import (
 from referee.channels import RelayUnavailable, SeatChannel
 from referee.metrics import RefereeMetrics
 from referee.runner import Event, Limits, MatchRunner
-from referee.seats import Seats
+from referee.seats import Connected, Seats
 
 log = logging.getLogger(__name__)
 
@@ -213,43 +213,35 @@ class MatchManager:
             self._metrics.forfeits.labels(request.game).inc(len(result.forfeits))
             self._publish(request, {"type": EventType.MATCH_END, "result": result.to_json()})
         except asyncio.CancelledError:
-            await asyncio.to_thread(
-                self._store.abort_match,
-                request.id,
-                "the referee stopped during the match",
-                self._replica,
-            )
-            self._metrics.matches_finished.labels(request.game, MatchStatus.ABORTED).inc()
-            self._publish(
-                request, {"type": EventType.MATCH_ABORTED, "reason": "the referee stopped"}
+            await self._aborted(
+                request, "the referee stopped during the match", "the referee stopped"
             )
             raise
         except RelayUnavailable as error:
             # Not the bots' fault: the match is played again rather than scored with strikes.
             log.warning("match %s aborted: %s", request.id, error)
-            await asyncio.to_thread(
-                self._store.abort_match, request.id, f"relay unavailable: {error}", self._replica
-            )
-            self._metrics.matches_finished.labels(request.game, MatchStatus.ABORTED).inc()
-            self._publish(request, {"type": EventType.MATCH_ABORTED, "reason": str(error)})
+            await self._aborted(request, f"relay unavailable: {error}", str(error))
         except Conflict as error:
-            # Another replica holds the match now (this one's lease lapsed): its result is theirs.
+            # Another replica holds the match now (this one's lease lapsed): its result is
+            # theirs, and so is its row: nothing is stored.
             log.warning("match %s: result dropped: %s", request.id, error)
-            self._metrics.matches_finished.labels(request.game, MatchStatus.ABORTED).inc()
-            self._publish(request, {"type": EventType.MATCH_ABORTED, "reason": str(error)})
+            await self._aborted(request, None, str(error))
         except Exception as error:
             log.exception("match %s failed", request.id)
-            await asyncio.to_thread(
-                self._store.abort_match, request.id, f"referee error: {error}", self._replica
-            )
-            self._metrics.matches_finished.labels(request.game, MatchStatus.ABORTED).inc()
-            self._publish(request, {"type": EventType.MATCH_ABORTED, "reason": str(error)})
+            await self._aborted(request, f"referee error: {error}", str(error))
         finally:
             self._metrics.matches_running.dec()
             await self._seats.release(bots, request.id)
             self._tasks.pop(request.id, None)
             self._close_watchers(request.id)
             self._on_end(request.id)
+
+    async def _aborted(self, request: MatchRequest, stored: str | None, told: str) -> None:
+        """Count the match aborted, store `stored` as its reason (unless None), tell watchers `told`."""
+        if stored is not None:
+            await asyncio.to_thread(self._store.abort_match, request.id, stored, self._replica)
+        self._metrics.matches_finished.labels(request.game, MatchStatus.ABORTED).inc()
+        self._publish(request, {"type": EventType.MATCH_ABORTED, "reason": told})
 
     async def _store_result(
         self, match_id: str, result: MatchResult, replays: list[Replay]
@@ -363,6 +355,6 @@ class MatchManager:
         finished = [match_id for match_id in tasks if match_id not in aborted]
         return {"finished": finished, "aborted": aborted}
 
-    async def busy(self) -> dict[str, int]:
-        """Matches each bot plays now."""
-        return await self._seats.busy()
+    async def connected(self) -> list[Connected]:
+        """Every bot connected now, with the matches it plays (on every replica of a tier)."""
+        return await self._seats.connected()

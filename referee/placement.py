@@ -67,14 +67,17 @@ class Placer:
         return dict(match.to_json())
 
     async def place(self, bots: Sequence[str]) -> str:
-        """The replica that should run a match of `bots` (this one if Redis is silent)."""
+        """The replica that should run a match of `bots` (this one if Redis is silent).
+
+        The live replicas are the last heartbeat's: a second old at most, and a
+        replica that began draining since refuses the match, which then plays here.
+        """
         tier = self._tier
         try:
             holders = [await tier.locator.find(bot) for bot in dict.fromkeys(bots)]
-            replicas = await tier.registry.replicas()
         except (RedisError, OSError):
             return tier.replica
-        return placement(holders, replicas, tier.replica)
+        return placement(holders, tier.live, tier.replica)
 
     async def start(self, request: MatchRequest) -> Match:
         """Start `request` where most of its seats are; here if that replica fails to."""

@@ -117,6 +117,15 @@ class Replica:
     matches: int
 
 
+@dataclass(frozen=True)
+class Beat:
+    """What a heartbeat learnt: this replica's stale sessions, and the live replicas."""
+
+    stale: list[str]
+    """Bots whose session here a later one, on another replica, replaced."""
+    replicas: list[Replica]
+
+
 def slots_key(bot_id: str) -> str:
     """The sorted set of the matches `bot_id` plays now."""
     return f"{PREFIX}slots:{bot_id}"
@@ -165,8 +174,8 @@ class Registry:
         slots: Iterable[tuple[str, str]],
         draining: bool,
         matches: int,
-    ) -> list[str]:
-        """Rewrite this replica's entries; the bots whose session here a later one replaced.
+    ) -> Beat:
+        """Rewrite this replica's entries, and read the live replicas, in one round trip.
 
         `slots` are (bot, match) pairs of the matches this replica plays.
         """
@@ -190,8 +199,9 @@ class Registry:
             for bot_id, match_id in slots:
                 pipe.zadd(slots_key(bot_id), {f"{self.replica}|{match_id}": now + EXPIRY_S})
             await self._refresh(keys=[SESSIONS], args=args, client=pipe)
-            replies = await pipe.execute()
-        return [bot.decode() for bot in replies[-1]]
+            pipe.hgetall(REPLICAS)
+            *_, stale, replicas = await pipe.execute()
+        return Beat([bot.decode() for bot in stale], self._live(replicas))
 
     async def leave(self) -> None:
         """Remove this replica from the view (a clean stop)."""
@@ -216,7 +226,9 @@ class Registry:
 
     async def replicas(self) -> list[Replica]:
         """The live replicas, by name."""
-        raw = cast(dict[bytes, bytes], await self.client.hgetall(REPLICAS))
+        return self._live(cast(dict[bytes, bytes], await self.client.hgetall(REPLICAS)))
+
+    def _live(self, raw: dict[bytes, bytes]) -> list[Replica]:
         now = self._clock()
         live = []
         for name, value in sorted(raw.items()):

@@ -45,7 +45,7 @@ from ladder.records import Notice, notice_from_json, notice_to_json
 from referee.channels import ActRequest, Answer
 from referee.metrics import RefereeMetrics
 from referee.registry import PREFIX
-from referee.sessions import SessionClosed, SessionHub
+from referee.sessions import Session, SessionClosed, SessionHub
 
 log = logging.getLogger(__name__)
 
@@ -136,7 +136,8 @@ class Relay:
         self.down_since: float | None = None
         """When Redis last stopped answering, if it has not answered since."""
         self._hub = hub
-        self._metrics = metrics
+        self._sent = metrics.relayed.labels("sent")
+        self._forwarded = metrics.relayed.labels("forwarded")
         self._clock = clock
         self._sender = clients.sender
         self._reader = clients.reader
@@ -174,10 +175,17 @@ class Relay:
 
     # -- the asking side ------------------------------------------------------------------
 
-    def ask(self, replica: str, bot_id: str, request: ActRequest, timeout_s: float) -> None:
-        """Send `request` for `bot_id` to `replica`; `waiting(request_id)` resolves with its outcome."""
-        self._waiting.setdefault(request.request_id, asyncio.get_running_loop().create_future())
-        self._metrics.relayed.labels("sent").inc()
+    def ask(
+        self, replica: str, bot_id: str, request: ActRequest, timeout_s: float
+    ) -> asyncio.Future[Relayed]:
+        """Send `request` for `bot_id` to `replica`; the future resolves with its outcome.
+
+        Sent again (after a Redis restart), it is the same future.
+        """
+        outcome = self._waiting.get(request.request_id)
+        if outcome is None:
+            outcome = self._waiting[request.request_id] = asyncio.get_running_loop().create_future()
+        self._sent.inc()
         self._push(
             replica,
             {
@@ -188,10 +196,7 @@ class Relay:
                 "timeout_s": timeout_s,
             },
         )
-
-    def waiting(self, request_id: str) -> asyncio.Future[Relayed]:
-        """The outcome of the request `ask` sent, or a fresh future if it sent none."""
-        return self._waiting.setdefault(request_id, asyncio.get_running_loop().create_future())
+        return outcome
 
     def forget(self, request_id: str) -> None:
         """Stop waiting for `request_id` (answered, timed out or sent elsewhere)."""
@@ -359,7 +364,7 @@ class Relay:
             return
         if request.request_id in session.pending:
             return  # sent again after a Redis restart: the first is still waiting
-        self._metrics.relayed.labels("forwarded").inc()
+        self._forwarded.inc()
         started = self._clock()
         future = session.request(request)
         timer = asyncio.get_running_loop().call_later(
@@ -389,7 +394,7 @@ class Relay:
         future.add_done_callback(back)
 
     @staticmethod
-    def _expire(session: Any, request_id: str) -> None:
+    def _expire(session: Session, request_id: str) -> None:
         future = session.pending.pop(request_id, None)
         if future is not None and not future.done():
             future.cancel()

@@ -17,11 +17,11 @@ from collections.abc import Callable
 from redis.exceptions import RedisError
 
 from ladder.records import Notice
-from referee.channels import ActRequest, Answer, RelayUnavailable, SeatGone, SeatTimeout
+from referee.channels import ActRequest, Answer, RelayUnavailable, SeatTimeout
 from referee.metrics import RefereeMetrics
 from referee.registry import Holder, Registry
 from referee.relay import Relay
-from referee.sessions import SessionClosed, SessionHub
+from referee.sessions import SessionHub, absence_wait
 
 POLL_S = 0.25
 """How often a relayed request that waits looks whether its bot moved (or died with its replica)."""
@@ -83,16 +83,11 @@ class RelaySeatChannel:
             session = self._hub.get(self.bot_id)
             if session is not None:
                 self._absent_since = None
-                if remaining <= 0:
-                    raise SeatTimeout()
-                try:
-                    return await asyncio.wait_for(session.request(request), remaining)
-                except SessionClosed:
-                    fresh = True
-                    continue
-                except TimeoutError:
-                    session.pending.pop(request.request_id, None)
-                    raise SeatTimeout() from None
+                answer = await session.ask(request, remaining)
+                if answer is not None:
+                    return answer
+                fresh = True
+                continue
             holder = await self._find(fresh, deadline)
             if holder is None or holder.replica == self._relay.replica:
                 # Nowhere (or the registry still names this replica's closed session).
@@ -123,19 +118,15 @@ class RelaySeatChannel:
         now = self._clock()
         if self._absent_since is None:
             self._absent_since = now
-        absent = now - self._absent_since
-        if absent >= self._grace_s:
-            raise SeatGone(f"disconnected for {absent:.1f} s (grace {self._grace_s:g} s)")
-        if remaining <= 0:
-            raise SeatTimeout()
-        await self._hub.wait_change(min(remaining, POLL_S, self._grace_s - absent))
+        wait = absence_wait(now - self._absent_since, self._grace_s, remaining)
+        # Polled: a bot coming back to another replica wakes nothing here.
+        await self._hub.wait_change(min(wait, POLL_S))
 
     async def _relayed(self, holder: Holder, request: ActRequest, deadline: float) -> Answer | None:
         """The answer through `holder`'s replica; None once the bot is elsewhere."""
         sent = self._clock()
         epoch = self._relay.epoch
-        self._relay.ask(holder.replica, self.bot_id, request, deadline - sent)
-        outcome = self._relay.waiting(request.request_id)
+        outcome = self._relay.ask(holder.replica, self.bot_id, request, deadline - sent)
         try:
             while True:
                 remaining = deadline - self._clock()

@@ -13,6 +13,7 @@ import contextlib
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from referee.channels import SeatChannel
@@ -20,6 +21,16 @@ from referee.sessions import LocalSeatChannel, SessionHub
 
 SLOT_POLL_S = 0.5
 """How often a match waiting for a slot looks again (sessions that open with more capacity)."""
+
+
+@dataclass(frozen=True)
+class Connected:
+    """A connected bot: its granted capacity, the matches it plays now, who holds its stream."""
+
+    bot_id: str
+    capacity: int
+    busy: int
+    replica: str
 
 
 class Seats(Protocol):
@@ -37,8 +48,8 @@ class Seats(Protocol):
         """Give back what `acquire` took."""
         ...
 
-    async def busy(self) -> dict[str, int]:
-        """Matches each bot plays now."""
+    async def connected(self) -> list[Connected]:
+        """Every bot connected now (to any replica), with the matches it plays."""
         ...
 
 
@@ -46,10 +57,15 @@ class LocalSeats:
     """Seats of a lone referee: its own sessions, slots counted in memory."""
 
     def __init__(
-        self, hub: SessionHub, grace_s: float, clock: Callable[[], float] = time.monotonic
+        self,
+        hub: SessionHub,
+        grace_s: float,
+        replica: str,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._hub = hub
         self._grace_s = grace_s
+        self._replica = replica
         self._clock = clock
         self._busy: Counter[str] = Counter()
         self._changed = asyncio.Event()
@@ -75,5 +91,8 @@ class LocalSeats:
         self._changed.set()
         self._changed = asyncio.Event()
 
-    async def busy(self) -> dict[str, int]:
-        return {bot: count for bot, count in self._busy.items() if count > 0}
+    async def connected(self) -> list[Connected]:
+        return [
+            Connected(s.bot_id, s.capacity, self._busy[s.bot_id], self._replica)
+            for s in self._hub.connected()
+        ]

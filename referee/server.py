@@ -107,7 +107,7 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
     hub = SessionHub()
     limits = Limits(time_bank_ms=settings.time_bank_ms, max_strikes=settings.max_strikes)
     tier: Tier | None = None
-    seats: Seats = LocalSeats(hub, settings.grace_s)
+    seats: Seats = LocalSeats(hub, settings.grace_s, settings.replica_name)
     if settings.relay_url:
         tier = Tier(settings.relay_url, settings.replica_name, hub, settings.grace_s, metrics)
         await tier.start()
@@ -145,7 +145,7 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
         BotService(settings, store, hub, gate, metrics), server
     )
     pb_grpc.add_RefereeServiceServicer_to_server(
-        RefereeService(settings, store, hub, manager, gate, placer, tier), server
+        RefereeService(settings, store, manager, gate, placer), server
     )
     health_servicer = AsyncHealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

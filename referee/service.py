@@ -24,7 +24,6 @@ from referee.placement import Placer
 from referee.sessions import Problem, SessionHub
 from referee.sessions import Session as BotSession
 from referee.settings import RefereeSettings
-from referee.tier import Tier
 
 HELLO_TIMEOUT_S = 10.0
 MAX_NAME = 64
@@ -259,19 +258,15 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
         self,
         settings: RefereeSettings,
         store: Store,
-        hub: SessionHub,
         manager: MatchManager,
         gate: Gatekeeper,
         placer: Placer | None = None,
-        tier: Tier | None = None,
     ) -> None:
         self._settings = settings
         self._store = store
-        self._hub = hub
         self._manager = manager
         self._gate = gate
         self._start = manager.start if placer is None else placer.start
-        self._tier = tier
         self._reads = KeyedBuckets(settings.reads_per_minute)
 
     async def StartMatch(
@@ -348,24 +343,15 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
         self, request: pb.ListSessionsRequest, context: grpc.aio.ServicerContext[object, object]
     ) -> pb.ListSessionsReply:
         await self._gate.require_admin(context)
-        busy = await self._manager.busy()
-        if self._tier is None:
-            held = [
-                (s.bot_id, s.capacity, self._settings.replica_name) for s in self._hub.connected()
-            ]
-        else:
-            try:
-                holders = await self._tier.registry.holders()
-            except (RedisError, OSError) as error:
-                await context.abort(
-                    grpc.StatusCode.UNAVAILABLE, brief(f"the relay (Redis) is unavailable: {error}")
-                )
-            held = [(h.bot_id, h.capacity, h.replica) for h in holders]
+        try:
+            connected = await self._manager.connected()
+        except (RedisError, OSError) as error:
+            await context.abort(
+                grpc.StatusCode.UNAVAILABLE, brief(f"the relay (Redis) is unavailable: {error}")
+            )
         return pb.ListSessionsReply(
             sessions=[
-                pb.SessionInfo(
-                    bot_id=bot_id, capacity=capacity, busy=busy.get(bot_id, 0), replica=replica
-                )
-                for bot_id, capacity, replica in held
+                pb.SessionInfo(bot_id=c.bot_id, capacity=c.capacity, busy=c.busy, replica=c.replica)
+                for c in connected
             ]
         )

@@ -67,6 +67,21 @@ class Session:
         self.send(request)
         return future
 
+    async def ask(self, request: ActRequest, timeout_s: float) -> Answer | None:
+        """The bot's answer; None if the session closed first (the bot may be back elsewhere).
+
+        Raises SeatTimeout when no answer comes within `timeout_s`.
+        """
+        if timeout_s <= 0:
+            raise SeatTimeout()
+        try:
+            return await asyncio.wait_for(self.request(request), timeout_s)
+        except SessionClosed:
+            return None
+        except TimeoutError:
+            self.pending.pop(request.request_id, None)
+            raise SeatTimeout() from None
+
     def answer(self, answer: Answer) -> bool:
         """Deliver an answer; False if no request of this session has that id."""
         future = self.pending.pop(answer.request_id, None)
@@ -152,6 +167,19 @@ class SessionHub:
         self._changed = asyncio.Event()
 
 
+def absence_wait(absent_s: float, grace_s: float, remaining_s: float) -> float:
+    """How long to wait for a bot away for `absent_s` to come back.
+
+    Raises SeatGone once it has been away for the grace period, and SeatTimeout
+    once the move's deadline has passed.
+    """
+    if absent_s >= grace_s:
+        raise SeatGone(f"disconnected for {absent_s:.1f} s (grace {grace_s:g} s)")
+    if remaining_s <= 0:
+        raise SeatTimeout()
+    return min(remaining_s, grace_s - absent_s)
+
+
 class LocalSeatChannel:
     """A seat channel to a bot whose session lives in this process."""
 
@@ -175,22 +203,11 @@ class LocalSeatChannel:
             session = self._hub.get(self.bot_id)
             if session is None:
                 absent = self._hub.absent_for(self.bot_id)
-                if absent >= self._grace_s:
-                    raise SeatGone(f"disconnected for {absent:.1f} s (grace {self._grace_s:g} s)")
-                if remaining <= 0:
-                    raise SeatTimeout()
-                await self._hub.wait_change(min(remaining, self._grace_s - absent))
+                await self._hub.wait_change(absence_wait(absent, self._grace_s, remaining))
                 continue
-            if remaining <= 0:
-                raise SeatTimeout()
-            future = session.request(request)
-            try:
-                return await asyncio.wait_for(future, remaining)
-            except SessionClosed:
-                continue
-            except TimeoutError:
-                session.pending.pop(request.request_id, None)
-                raise SeatTimeout() from None
+            answer = await session.ask(request, remaining)
+            if answer is not None:
+                return answer
 
     async def notify(self, notice: Notice) -> None:
         """Tell the bot, if it is connected."""

@@ -20,10 +20,10 @@ from redis.exceptions import RedisError
 
 from referee.channels import SeatChannel
 from referee.metrics import RefereeMetrics
-from referee.registry import HEARTBEAT_S, Listed, Registry
+from referee.registry import HEARTBEAT_S, Listed, Registry, Replica
 from referee.relay import Clients, Relay
 from referee.relay_channel import Locator, RelaySeatChannel
-from referee.seats import SLOT_POLL_S
+from referee.seats import SLOT_POLL_S, Connected
 from referee.sessions import Reconnect, Session, SessionHub
 
 log = logging.getLogger(__name__)
@@ -69,9 +69,10 @@ class TierSeats:
             # The slots expire on their own when no heartbeat renews them.
             log.warning("match %s: cannot give back its slots (%s)", match_id, error)
 
-    async def busy(self) -> dict[str, int]:
+    async def connected(self) -> list[Connected]:
         holders = await self._tier.registry.holders()
-        return await self._tier.registry.busy([h.bot_id for h in holders])
+        busy = await self._tier.registry.busy([h.bot_id for h in holders])
+        return [Connected(h.bot_id, h.capacity, busy[h.bot_id], h.replica) for h in holders]
 
 
 class Tier:
@@ -92,16 +93,15 @@ class Tier:
         self.metrics = metrics
         self.clock = clock
         self.clients = Clients.connect(url)
-        self.client = self.clients.commands
-        self.registry = Registry(self.client, replica)
+        self.registry = Registry(self.clients.commands, replica)
         self.relay = Relay(self.clients, replica, hub, metrics, clock)
         self.locator = Locator(self.registry, clock)
         self.seats = TierSeats(self)
         self.held: dict[str, tuple[str, ...]] = {}
         """The bots of each match this replica plays (their slots are renewed each beat)."""
         self.draining = False
-        self.peers: list[str] = []
-        """The other live replicas, as of the last heartbeat."""
+        self.live: list[Replica] = []
+        """The live replicas (this one too), as of the last heartbeat."""
         self._beat: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[None]] = set()
 
@@ -122,17 +122,16 @@ class Tier:
         """Rewrite this replica's part of the registry once."""
         sessions = [listed(s) for s in self.hub.connected()]
         slots = [(bot, match) for match, bots in self.held.items() for bot in set(bots)]
-        stale = await self.registry.heartbeat(sessions, slots, self.draining, len(self.held))
-        for bot_id in stale:
+        beat = await self.registry.heartbeat(sessions, slots, self.draining, len(self.held))
+        for bot_id in beat.stale:
             session = self.hub.get(bot_id)
             if session is not None:
                 log.info(
                     "bot %s holds a newer session on another replica; closing this one", bot_id
                 )
                 self.hub.close(session)
-        live = await self.registry.replicas()
-        self.peers = [replica.name for replica in live if replica.name != self.replica]
-        self.metrics.replicas_live.set(len(live))
+        self.live = beat.replicas
+        self.metrics.replicas_live.set(len(self.live))
 
     async def _keep_beating(self) -> None:
         while True:
@@ -171,7 +170,8 @@ class Tier:
 
     def match_ended(self, match_id: str) -> None:
         """Tell the other replicas, where a caller may wait for it, that a match ended."""
-        self.relay.announce_end(match_id, self.peers)
+        peers = [replica.name for replica in self.live if replica.name != self.replica]
+        self.relay.announce_end(match_id, peers)
 
     async def drain(self, reason: str) -> None:
         """Take no more matches and ask this replica's bots to move to another."""

@@ -228,42 +228,41 @@ FINISHED_TRICKS = 65_536
 in every later request of that game."""
 
 
-def _goodge_trick(
-    trick: goodge.GoodgeTrick | None, plays: Sequence[SeatEntry], leader: int
-) -> cards.GoodgeTrick:
+TrickKey = tuple[Any, ...]
+"""A finished trick, hashable: its leader, its winner, then each play as (seat, card)."""
+
+
+def _trick_key(trick: goodge.GoodgeTrick | golden10.Golden10Trick) -> TrickKey:
+    return (trick["leader"], trick["winner"], *(tuple(play) for play in trick["cards"]))
+
+
+def _leader(plays: Sequence[SeatEntry]) -> int:
+    """Who led the trick being played (-1 before its first card)."""
+    return plays[0][0] if plays else -1
+
+
+def _current_goodge_trick(plays: Sequence[SeatEntry]) -> cards.GoodgeTrick:
+    """The trick being played: no winner yet, no points counted."""
     return cards.GoodgeTrick(
-        leader=leader,
+        leader=_leader(plays),
         plays=[goodge_play(seat, card) for seat, card in plays],
-        winner=-1 if trick is None else trick["winner"],
-        points=0 if trick is None else trick["points"],
+        winner=-1,
+        points=0,
     )
 
 
-def _trick_key(trick: goodge.GoodgeTrick | golden10.Golden10Trick) -> tuple[int, ...]:
-    """A finished trick as a hashable key: leader, winner, then seat and card of each play."""
-    key: list[Any] = [trick["leader"], trick["winner"]]
-    for seat, card in trick["cards"]:
-        key += (seat, card)
-    return tuple(key)
-
-
 @lru_cache(maxsize=FINISHED_TRICKS)
-def _finished_goodge_trick(key: tuple[Any, ...], points: int) -> cards.GoodgeTrick:
-    leader, winner, flat = key[0], key[1], key[2:]
-    plays = [goodge_play(flat[i], flat[i + 1]) for i in range(0, len(flat), 2)]
-    return cards.GoodgeTrick(leader=leader, plays=plays, winner=winner, points=points)
-
-
-@lru_cache(maxsize=FINISHED_TRICKS)
-def _finished_golden10_trick(key: tuple[Any, ...]) -> cards.Golden10Trick:
-    leader, winner, flat = key[0], key[1], key[2:]
-    plays = [golden10_play(flat[i], flat[i + 1]) for i in range(0, len(flat), 2)]
-    return cards.Golden10Trick(leader=leader, plays=plays, winner=winner)
+def _finished_goodge_trick(key: TrickKey, points: int) -> cards.GoodgeTrick:
+    return cards.GoodgeTrick(
+        leader=key[0],
+        winner=key[1],
+        plays=[goodge_play(seat, card) for seat, card in key[2:]],
+        points=points,
+    )
 
 
 def goodge_observation(obs: goodge.GoodgeObservation) -> cards.GoodgeObservation:
     """The typed form of a Goodge observation."""
-    current = obs["trick"]
     return cards.GoodgeObservation(
         phase=obs["phase"],
         hand=[goodge_card(card) for card in obs["hand"]],
@@ -283,7 +282,7 @@ def goodge_observation(obs: goodge.GoodgeObservation) -> cards.GoodgeObservation
         stash_known=obs["stash"] is not None,
         # A finished trick never changes: built once, and copied into every later request.
         tricks=[_finished_goodge_trick(_trick_key(t), t["points"]) for t in obs["tricks"]],
-        trick=_goodge_trick(None, current, current[0][0] if current else -1),
+        trick=_current_goodge_trick(obs["trick"]),
         lead_suit=GOODGE_SUITS[obs["lead_suit"]]
         if obs["lead_suit"]
         else cards.GOODGE_SUIT_UNSPECIFIED,
@@ -293,17 +292,26 @@ def goodge_observation(obs: goodge.GoodgeObservation) -> cards.GoodgeObservation
     )
 
 
-def _golden10_trick(plays: Sequence[SeatEntry], leader: int, winner: int) -> cards.Golden10Trick:
+def _current_golden10_trick(plays: Sequence[SeatEntry]) -> cards.Golden10Trick:
+    """The trick being played: no winner yet."""
     return cards.Golden10Trick(
-        leader=leader,
+        leader=_leader(plays),
         plays=[golden10_play(seat, card) for seat, card in plays],
-        winner=winner,
+        winner=-1,
+    )
+
+
+@lru_cache(maxsize=FINISHED_TRICKS)
+def _finished_golden10_trick(key: TrickKey) -> cards.Golden10Trick:
+    return cards.Golden10Trick(
+        leader=key[0],
+        winner=key[1],
+        plays=[golden10_play(seat, card) for seat, card in key[2:]],
     )
 
 
 def golden10_observation(obs: golden10.Golden10Observation) -> cards.Golden10Observation:
     """The typed form of a Golden 10 observation."""
-    current = obs["trick"]
     return cards.Golden10Observation(
         phase=obs["phase"],
         hand=[golden10_card(card) for card in obs["hand"]],
@@ -311,7 +319,7 @@ def golden10_observation(obs: golden10.Golden10Observation) -> cards.Golden10Obs
         led_colour=GOLDEN10_COLOURS[obs["led_colour"]]
         if obs["led_colour"]
         else cards.GOLDEN10_COLOUR_UNSPECIFIED,
-        trick=_golden10_trick(current, current[0][0] if current else -1, -1),
+        trick=_current_golden10_trick(obs["trick"]),
         tricks=[_finished_golden10_trick(_trick_key(t)) for t in obs["tricks"]],
         red_points_taken=obs["red_points_taken"],
         yellow10_taken_by=_or(obs["yellow10_taken_by"], -1),

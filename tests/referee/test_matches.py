@@ -38,7 +38,7 @@ class FlakyStore:
 def store_result(store: FlakyStore) -> None:
     async def run() -> None:
         manager = MatchManager(
-            store, LocalSeats(SessionHub(), 1.0), Limits(), RefereeMetrics.create()
+            store, LocalSeats(SessionHub(), 1.0, "referee"), Limits(), RefereeMetrics.create()
         )  # type: ignore[arg-type]
         await manager._store_result("m1", {"scores": [1]}, [])
 

@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import func, select
 
@@ -31,7 +32,7 @@ from ladder.models import (
     ResultRow,
     TournamentMatchRow,
 )
-from tests.support.processes import PYTHON, REPO, Processes, clean_env, wait_until
+from tests.support.processes import PYTHON, Processes, wait_until
 from tests.support.referee import BotHandle, RefereeProc, referee_command
 from tests.support.services import RedisServer
 from tests.support.workers import ARENA, Arena
@@ -121,24 +122,6 @@ class FaultArena(Arena):
     @property
     def bot_ids(self) -> list[str]:
         return [bot.bot_id for bot in self.handles]
-
-    def spawn(
-        self, name: str, argv: Sequence[str], env: dict[str, str] | None = None
-    ) -> subprocess.Popen[bytes]:
-        """Start a process (output to NAME.log); stopped when the test ends."""
-        log = self.workdir / f"{name}.log"
-        if log not in self.worker_logs:
-            self.worker_logs.append(log)
-        with log.open("wb") as out:
-            proc = subprocess.Popen(
-                list(argv),
-                cwd=REPO,
-                env={**clean_env(), **(env or {})},
-                stdout=out,
-                stderr=subprocess.STDOUT,
-            )
-        self.procs.started.append((proc, log))
-        return proc
 
     def log_text(self, name: str) -> str:
         path = self.workdir / f"{name}.log"
@@ -271,13 +254,17 @@ class FaultArena(Arena):
 
     def statuses(self, tournament_id: str) -> dict[str, str]:
         """The referee's status of each of the tournament's matches it has started."""
+        return self.per_match(tournament_id, MatchRow.status)
+
+    def per_match(self, tournament_id: str, column: Any) -> dict[str, Any]:
+        """`column` of the matches table for each of the tournament's started matches."""
         with self.store.session() as session:
             rows = session.execute(
-                select(MatchRow.id, MatchRow.status)
+                select(MatchRow.id, column)
                 .join(TournamentMatchRow, TournamentMatchRow.match_id == MatchRow.id)
                 .where(TournamentMatchRow.tournament_id == tournament_id)
             ).all()
-        return {match_id: status for match_id, status in rows}
+        return {match_id: value for match_id, value in rows}
 
     def wait_playing(self, tournament_id: str, timeout_s: float = 30) -> list[str]:
         """Wait until at least one match of the tournament is being played; those playing."""

@@ -50,7 +50,7 @@ class TierArena(FaultArena):
         self._procs = procs
         if processes:
             self.names = ("R.0", "R.1")
-            self.supervisor = self._start("referee", "R", "--processes", "2")
+            self.supervisor = self._start("referee", "R", processes=len(self.names))
             referee = RefereeProc(
                 self.address, self.supervisor, workdir / "referee.log", workdir, procs
             )
@@ -68,7 +68,8 @@ class TierArena(FaultArena):
         self._starts[name] = self._starts.get(name, 0) + 1
         self.replicas[name] = self._start(f"{name}-{self._starts[name]}", name)
 
-    def _start(self, log_name: str, replica: str, *extra: str) -> subprocess.Popen[bytes]:
+    def _start(self, log_name: str, replica: str, processes: int = 1) -> subprocess.Popen[bytes]:
+        """`arena referee` as `replica` (with `processes` processes); waits until each listens."""
         argv = referee_command(
             self.address,
             f"sqlite:///{self._workdir / 'arena.db'}",
@@ -80,13 +81,13 @@ class TierArena(FaultArena):
             str(LEASE_S),
             "--shutdown-grace-s",
             str(DRAIN_S),
-            *extra,
+            "--processes",
+            str(processes),
         )
         proc = self._procs.start(log_name, argv)
         log = self._workdir / f"{log_name}.log"
-        listening = 2 if extra else 1
         wait_until(
-            lambda: self._serving(replica, proc, log) >= listening,
+            lambda: self._serving(replica, proc, log) >= processes,
             60,
             f"replica {replica} to serve",
             0.1,
@@ -154,10 +155,4 @@ class TierArena(FaultArena):
 
     def owners(self, tournament_id: str) -> dict[str, str | None]:
         """The replica that played (or plays) each match of the tournament."""
-        with self.store.session() as session:
-            rows = session.execute(
-                select(MatchRow.id, MatchRow.owner)
-                .join(TournamentMatchRow, TournamentMatchRow.match_id == MatchRow.id)
-                .where(TournamentMatchRow.tournament_id == tournament_id)
-            ).all()
-        return {match_id: owner for match_id, owner in rows}
+        return self.per_match(tournament_id, MatchRow.owner)

@@ -47,11 +47,18 @@ class Arena:
         argv = [*ARENA, "worker", "--db", self.db, "--referee", self.referee.address, *extra]
         if broker:
             argv += ["--broker", broker]
+        return self.spawn(name, argv, env)
+
+    def spawn(
+        self, name: str, argv: Sequence[str], env: dict[str, str] | None = None
+    ) -> subprocess.Popen[bytes]:
+        """Start a process (output to NAME.log); stopped when the test ends."""
         log = self.workdir / f"{name}.log"
-        self.worker_logs.append(log)
+        if log not in self.worker_logs:
+            self.worker_logs.append(log)
         with log.open("wb") as out:
             proc = subprocess.Popen(
-                argv,
+                list(argv),
                 cwd=REPO,
                 env={**clean_env(), **(env or {})},
                 stdout=out,
