@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 
@@ -18,14 +20,22 @@ class Turn:
     `legal` holds the notations of the actions allowed now, e.g. `"bid:55"`
     or `"7H>p3"`. The bot answers with one of them. `deadline_s` is the time
     the referee gives this move, in seconds (None in local games: no clock).
+
+    `view` is the observation, or what makes it on first use: the SDK decodes
+    the referee's message only for a bot that reads `observation`.
     """
 
     game: str
     seat: int
     players: int
-    observation: dict[str, Any]
+    view: dict[str, Any] | Callable[[], dict[str, Any]] = field(repr=False, compare=False)
     legal: tuple[str, ...]
     deadline_s: float | None = None
+
+    @cached_property
+    def observation(self) -> dict[str, Any]:
+        """All the seat may know now (the engine's observation, as JSON reads it)."""
+        return self.view if isinstance(self.view, dict) else self.view()
 
 
 class Bot(ABC):

@@ -20,7 +20,7 @@ def turn_for(state: games.State, seat: int) -> Turn:
         game=state.spec.name,
         seat=seat,
         players=state.players,
-        observation=state.observation(seat),
+        view=state.observation(seat),
         legal=tuple(str(action) for action in state.legal_actions(seat)),
     )
 

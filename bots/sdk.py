@@ -21,15 +21,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import grpc
-import orjson
 
 from bots.base import Bot, Turn
+from bots.observations import observation_view
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
 from cardarena_api.v1 import cards_pb2 as cards
@@ -86,12 +87,11 @@ async def register(
 
 def turn_from(act: pb.Act) -> Turn:
     """The domain object a bot gets for one Act request."""
-    observation = orjson.loads(act.observation.json)
     return Turn(
         game=act.game,
         seat=act.seat,
         players=act.observation.players,
-        observation=observation,
+        view=functools.partial(observation_view, act.observation),
         legal=tuple(action.text for action in act.legal),
         deadline_s=act.deadline_ms / 1000 if act.deadline_ms > 0 else None,
     )

@@ -169,7 +169,7 @@ class BotService(pb_grpc.BotServiceServicer):
                 grpc.StatusCode.INVALID_ARGUMENT, "a session starts with Hello{capacity >= 1}"
             )
         capacity = min(first.hello.capacity, self._settings.max_capacity)
-        session = self._hub.open(bot.id, capacity)
+        session = self._hub.open(bot.id, capacity, first.hello.observation_json)
         self._metrics.bots_connected.set(len(self._hub.connected()))
         reader = asyncio.create_task(self._read(request_iterator, session))
         reader.add_done_callback(lambda _: self._hub.close(session))
@@ -178,7 +178,7 @@ class BotService(pb_grpc.BotServiceServicer):
                 welcome=pb.Welcome(bot_id=bot.id, session_id=session.id, capacity=capacity)
             )
             while (message := await session.outbox.get()) is not None:
-                yield wire.referee_message(message)
+                yield wire.referee_message(message, session.observation_json)
             finished = reader.done() and not reader.cancelled() and reader.exception() is None
             ended = reader.result() if finished else None
             if ended is not None:

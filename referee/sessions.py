@@ -48,6 +48,8 @@ class Session:
 
     bot_id: str
     capacity: int
+    observation_json: bool = False
+    """The bot asked for each observation's JSON besides its typed form."""
     id: str = field(default_factory=lambda: uuid.uuid4().hex)
     opened: float = field(default_factory=time.time)
     """Wall-clock time it opened: of two sessions of a bot on two replicas, the later wins."""
@@ -113,13 +115,13 @@ class SessionHub:
         self._absent_since: dict[str, float] = {}
         self._changed = asyncio.Event()
 
-    def open(self, bot_id: str, capacity: int) -> Session:
+    def open(self, bot_id: str, capacity: int, observation_json: bool = False) -> Session:
         """Start a session for `bot_id`, replacing (closing) any older one."""
         old = self._sessions.get(bot_id)
         if old is not None:
             old.send(Problem("replaced by a newer session of the same bot"))
             old.close()
-        session = Session(bot_id, capacity)
+        session = Session(bot_id, capacity, observation_json)
         self._sessions[bot_id] = session
         self._absent_since.pop(bot_id, None)
         self._wake()

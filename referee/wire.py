@@ -12,7 +12,7 @@ not be modified (assigning one into a field copies it).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from functools import cache, lru_cache
 from typing import Any, assert_never
 
@@ -21,6 +21,14 @@ import orjson
 import games
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import cards_pb2 as cards
+from cardarena_api.v1.notation import (
+    GOLDEN10_COLOURS,
+    GOLDEN10_LETTERS,
+    GOODGE_LETTERS,
+    GOODGE_SUITS,
+    GOOF_LETTERS,
+    GOOF_SUITS,
+)
 from games import golden10, goodge, goof
 from games.core import SeatEntry
 from ladder.fairness import parse_seed
@@ -38,26 +46,6 @@ from ladder.records import (
 )
 from referee.channels import ActRequest
 from referee.sessions import Outgoing, Problem, Reconnect
-
-GOODGE_SUITS = {
-    "S": cards.GOODGE_SUIT_SPADES,
-    "D": cards.GOODGE_SUIT_DIAMONDS,
-    "R": cards.GOODGE_SUIT_STARS,
-    "H": cards.GOODGE_SUIT_HEARTS,
-    "C": cards.GOODGE_SUIT_CLUBS,
-}
-GOLDEN10_COLOURS = {
-    "R": cards.GOLDEN10_COLOUR_RED,
-    "Y": cards.GOLDEN10_COLOUR_YELLOW,
-    "B": cards.GOLDEN10_COLOUR_BLACK,
-    "G": cards.GOLDEN10_COLOUR_GREEN,
-}
-GOOF_SUITS = {
-    "S": cards.GOOF_SUIT_SPADES,
-    "H": cards.GOOF_SUIT_HEARTS,
-    "D": cards.GOOF_SUIT_DIAMONDS,
-    "C": cards.GOOF_SUIT_CLUBS,
-}
 
 
 def registration_problem(name: str, version: str, game_names: list[str]) -> str | None:
@@ -193,13 +181,13 @@ def action_text(action: cards.Action) -> str:
         if kind == "pass_bid":
             return "pass"
         if kind == "trump":
-            return "trump:" + _letter(GOODGE_SUITS, action.goodge.trump)
+            return "trump:" + GOODGE_LETTERS.get(action.goodge.trump, "?")
         if kind == "card":
             card = action.goodge.card
-            return "CR" if card.crown else f"{card.rank}{_letter(GOODGE_SUITS, card.suit)}"
+            return "CR" if card.crown else f"{card.rank}{GOODGE_LETTERS.get(card.suit, '?')}"
     elif which == "golden10":
         card10 = action.golden10.card
-        return f"{card10.rank}{_letter(GOLDEN10_COLOURS, card10.colour)}"
+        return f"{card10.rank}{GOLDEN10_LETTERS.get(card10.colour, '?')}"
     elif which == "goof":
         goof_kind = action.goof.WhichOneof("kind")
         if goof_kind in ("turn", "wait"):
@@ -209,19 +197,25 @@ def action_text(action: cards.Action) -> str:
             rank = play.card.rank
             # Any number comes back as text, for the referee to refuse with it in the message.
             face = goof.RANKS[rank - 1] if 1 <= rank <= len(goof.RANKS) else str(rank)
-            face += _letter(GOOF_SUITS, play.card.suit)
+            face += GOOF_LETTERS.get(play.card.suit, "?")
             return f"{face}>new" if play.new_pile else f"{face}>p{play.pile}"
     return ""
 
 
-def _letter(table: Mapping[str, int], value: int) -> str:
-    for letter, number in table.items():
-        if number == value:
-            return letter
-    return "?"
-
-
 # Observations
+
+
+@lru_cache(maxsize=None, typed=True)  # typed: True and 1 are different values here
+def option_value(value: object) -> cards.OptionValue:
+    """A rules option's value, typed (shared: do not modify)."""
+    if isinstance(value, bool):
+        return cards.OptionValue(flag=value)
+    if isinstance(value, int):
+        return cards.OptionValue(number=value)
+    if isinstance(value, str):
+        return cards.OptionValue(text=value)
+    raise TypeError(f"an option value is a bool, an int or a text, not {value!r}")
+
 
 FINISHED_TRICKS = 65_536
 """Finished tricks kept as built messages (a few MB): a game's tricks are asked for again
@@ -289,6 +283,26 @@ def goodge_observation(obs: goodge.GoodgeObservation) -> cards.GoodgeObservation
         taken=obs["taken"],
         tricks_won=obs["tricks_won"],
         target=obs["target"],
+        to_act=_or(obs["to_act"], -1),
+        options={name: option_value(value) for name, value in obs["options"].items()},
+        last_round=_goodge_round_end(obs["last_round"]),
+    )
+
+
+def _goodge_round_end(end: goodge.GoodgeRoundEnd | None) -> cards.GoodgeRoundEnd | None:
+    if end is None:
+        return None
+    if end["redeal"]:
+        return cards.GoodgeRoundEnd(
+            round=end["round"], redeal=True, goodge=-1, deltas=end["deltas"]
+        )
+    return cards.GoodgeRoundEnd(
+        round=end["round"],
+        goodge=end["goodge"],
+        bid=end["bid"],
+        made=end["made"],
+        points=end["points"],
+        deltas=end["deltas"],
     )
 
 
@@ -327,6 +341,20 @@ def golden10_observation(obs: golden10.Golden10Observation) -> cards.Golden10Obs
         left_over_taker=_or(obs["left_over_taker"], -1),
         rounds=obs["rounds"],
         yellow10_floor=obs["yellow10_floor"],
+        to_act=_or(obs["to_act"], -1),
+        last_round=_golden10_round_end(obs["last_round"]),
+    )
+
+
+def _golden10_round_end(end: golden10.Golden10RoundEnd | None) -> cards.Golden10RoundEnd | None:
+    if end is None:
+        return None
+    return cards.Golden10RoundEnd(
+        round=end["round"],
+        red_points=end["red_points"],
+        yellow10=end["yellow10"],
+        score_change=end["score_change"],
+        scores=end["scores"],
     )
 
 
@@ -364,6 +392,10 @@ def goof_observation(obs: goof.GoofObservation) -> cards.GoofObservation:
             cards.GoofMove(seat=seat, action=action, took_effect=ok)
             for seat, action, ok in obs["last_tick"]
         ],
+        past_rounds=[
+            cards.GoofPastRound(scores=past["scores"], goof=_or(past["goof"], -1), end=past["end"])
+            for past in obs["past_rounds"]
+        ],
     )
 
 
@@ -375,8 +407,8 @@ _OBSERVATIONS: dict[str, Callable[[Any], Any]] = {
 """Per game, the typed message of its observation (the engine's TypedDict)."""
 
 
-def observation_message(obs: dict[str, Any]) -> cards.Observation:
-    """The typed observation, with the engine's JSON alongside."""
+def observation_message(obs: dict[str, Any], with_json: bool = False) -> cards.Observation:
+    """The typed observation; the engine's JSON alongside if `with_json` (a session asked)."""
     message = cards.Observation(
         game=obs["game"],
         seat=obs["seat"],
@@ -384,7 +416,7 @@ def observation_message(obs: dict[str, Any]) -> cards.Observation:
         round=obs["round"],
         dealer=_or(obs.get("dealer"), -1),
         scores=obs["scores"],
-        json=orjson.dumps(obs).decode(),
+        json=orjson.dumps(obs).decode() if with_json else "",
     )
     getattr(message, obs["game"]).CopyFrom(_OBSERVATIONS[obs["game"]](obs))
     return message
@@ -397,8 +429,8 @@ def _or(value: int | None, default: int) -> int:
 # Referee messages
 
 
-def referee_message(message: Outgoing) -> pb.RefereeMessage:
-    """The wire form of what a session sends."""
+def referee_message(message: Outgoing, with_json: bool = False) -> pb.RefereeMessage:
+    """The wire form of what a session sends (an observation's JSON too if `with_json`)."""
     if isinstance(message, Problem):
         return pb.RefereeMessage(
             error=pb.Error(message=message.message, request_id=message.request_id)
@@ -413,7 +445,7 @@ def referee_message(message: Outgoing) -> pb.RefereeMessage:
                 game_index=message.game_index,
                 game=message.game,
                 seat=message.seat,
-                observation=observation_message(message.observation),
+                observation=observation_message(message.observation, with_json),
                 legal=[action_message(message.game, text, message.seat) for text in message.legal],
                 deadline_ms=message.deadline_ms,
                 time_bank_ms=message.time_bank_ms,

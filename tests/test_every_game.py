@@ -75,7 +75,7 @@ def test_the_wire_carries_every_observation_and_action(name: str) -> None:
             break
         for seat in range(state.players):
             observation = state.observation(seat)
-            message = wire.observation_message(observation)
+            message = wire.observation_message(observation, with_json=True)
             assert message.WhichOneof("detail") == name
             assert orjson.loads(message.json) == orjson.loads(orjson.dumps(observation))
         for seat in state.to_act():

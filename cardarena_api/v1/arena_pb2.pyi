@@ -101,19 +101,23 @@ class Hello(_message.Message):
 
     CAPACITY_FIELD_NUMBER: _builtins.int
     CLIENT_FIELD_NUMBER: _builtins.int
+    OBSERVATION_JSON_FIELD_NUMBER: _builtins.int
     capacity: _builtins.int
     """matches at once, >= 1"""
     client: _builtins.str
     """free text, e.g. "card-arena-sdk/0.1" """
+    observation_json: _builtins.bool
+    """true: every Act's observation also carries the engine's JSON (Observation.json)."""
     def __init__(
         self,
         *,
         capacity: _builtins.int = ...,
         client: _builtins.str = ...,
+        observation_json: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["capacity", b"capacity", "client", b"client"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["capacity", b"capacity", "client", b"client", "observation_json", b"observation_json"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

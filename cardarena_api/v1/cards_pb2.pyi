@@ -261,8 +261,78 @@ class GoodgeBid(_message.Message):
 Global___GoodgeBid: _TypeAlias = GoodgeBid  # noqa: Y015
 
 @_typing.final
+class GoodgeRoundEnd(_message.Message):
+    """How the last finished round was scored (`last_round`)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ROUND_FIELD_NUMBER: _builtins.int
+    REDEAL_FIELD_NUMBER: _builtins.int
+    GOODGE_FIELD_NUMBER: _builtins.int
+    BID_FIELD_NUMBER: _builtins.int
+    MADE_FIELD_NUMBER: _builtins.int
+    POINTS_FIELD_NUMBER: _builtins.int
+    DELTAS_FIELD_NUMBER: _builtins.int
+    round: _builtins.int
+    redeal: _builtins.bool
+    """everybody passed under all_pass=redeal: nothing was played"""
+    goodge: _builtins.int
+    """-1 on a redeal"""
+    bid: _builtins.int
+    """0 on a redeal"""
+    made: _builtins.bool
+    """the Goodge made the bid"""
+    @_builtins.property
+    def points(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """card points taken, per seat; empty on a redeal"""
+
+    @_builtins.property
+    def deltas(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """score change, per seat"""
+
+    def __init__(
+        self,
+        *,
+        round: _builtins.int = ...,
+        redeal: _builtins.bool = ...,
+        goodge: _builtins.int = ...,
+        bid: _builtins.int = ...,
+        made: _builtins.bool = ...,
+        points: _abc.Iterable[_builtins.int] | None = ...,
+        deltas: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bid", b"bid", "deltas", b"deltas", "goodge", b"goodge", "made", b"made", "points", b"points", "redeal", b"redeal", "round", b"round"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GoodgeRoundEnd: _TypeAlias = GoodgeRoundEnd  # noqa: Y015
+
+@_typing.final
 class GoodgeObservation(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class OptionsEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        @_builtins.property
+        def value(self) -> Global___OptionValue: ...
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: Global___OptionValue | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["value", b"value"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
 
     PHASE_FIELD_NUMBER: _builtins.int
     HAND_FIELD_NUMBER: _builtins.int
@@ -283,6 +353,9 @@ class GoodgeObservation(_message.Message):
     TAKEN_FIELD_NUMBER: _builtins.int
     TRICKS_WON_FIELD_NUMBER: _builtins.int
     TARGET_FIELD_NUMBER: _builtins.int
+    TO_ACT_FIELD_NUMBER: _builtins.int
+    OPTIONS_FIELD_NUMBER: _builtins.int
+    LAST_ROUND_FIELD_NUMBER: _builtins.int
     phase: _builtins.str
     """bid, discard, trump, play, over"""
     high_bid: _builtins.int
@@ -301,6 +374,8 @@ class GoodgeObservation(_message.Message):
     """UNSPECIFIED when no card led (Crown led: trump)"""
     target: _builtins.int
     """500"""
+    to_act: _builtins.int
+    """the seat to act; -1 once over"""
     @_builtins.property
     def hand(self) -> _containers.RepeatedCompositeFieldContainer[Global___GoodgeCard]: ...
     @_builtins.property
@@ -327,6 +402,14 @@ class GoodgeObservation(_message.Message):
 
     @_builtins.property
     def tricks_won(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    @_builtins.property
+    def options(self) -> _containers.MessageMap[_builtins.str, Global___OptionValue]:
+        """the rules options in force"""
+
+    @_builtins.property
+    def last_round(self) -> Global___GoodgeRoundEnd:
+        """unset until a round has ended"""
+
     def __init__(
         self,
         *,
@@ -349,10 +432,13 @@ class GoodgeObservation(_message.Message):
         taken: _abc.Iterable[_builtins.int] | None = ...,
         tricks_won: _abc.Iterable[_builtins.int] | None = ...,
         target: _builtins.int = ...,
+        to_act: _builtins.int = ...,
+        options: _abc.Mapping[_builtins.str, Global___OptionValue] | None = ...,
+        last_round: Global___GoodgeRoundEnd | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["trick", b"trick"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["last_round", b"last_round", "trick", b"trick"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bid", b"bid", "bids", b"bids", "goodge", b"goodge", "hand", b"hand", "hand_sizes", b"hand_sizes", "high_bid", b"high_bid", "high_bidder", b"high_bidder", "lead_suit", b"lead_suit", "passed", b"passed", "phase", b"phase", "stash", b"stash", "stash_known", b"stash_known", "stash_size", b"stash_size", "taken", b"taken", "target", b"target", "trick", b"trick", "tricks", b"tricks", "tricks_won", b"tricks_won", "trump", b"trump"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bid", b"bid", "bids", b"bids", "goodge", b"goodge", "hand", b"hand", "hand_sizes", b"hand_sizes", "high_bid", b"high_bid", "high_bidder", b"high_bidder", "last_round", b"last_round", "lead_suit", b"lead_suit", "options", b"options", "passed", b"passed", "phase", b"phase", "stash", b"stash", "stash_known", b"stash_known", "stash_size", b"stash_size", "taken", b"taken", "target", b"target", "to_act", b"to_act", "trick", b"trick", "tricks", b"tricks", "tricks_won", b"tricks_won", "trump", b"trump"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -456,6 +542,47 @@ class Golden10Trick(_message.Message):
 Global___Golden10Trick: _TypeAlias = Golden10Trick  # noqa: Y015
 
 @_typing.final
+class Golden10RoundEnd(_message.Message):
+    """How the last finished round was scored (`last_round`)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ROUND_FIELD_NUMBER: _builtins.int
+    RED_POINTS_FIELD_NUMBER: _builtins.int
+    YELLOW10_FIELD_NUMBER: _builtins.int
+    SCORE_CHANGE_FIELD_NUMBER: _builtins.int
+    SCORES_FIELD_NUMBER: _builtins.int
+    round: _builtins.int
+    yellow10: _builtins.int
+    """the seat that took the yellow 10"""
+    @_builtins.property
+    def red_points(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """per seat"""
+
+    @_builtins.property
+    def score_change(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    @_builtins.property
+    def scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """running totals after it"""
+
+    def __init__(
+        self,
+        *,
+        round: _builtins.int = ...,
+        red_points: _abc.Iterable[_builtins.int] | None = ...,
+        yellow10: _builtins.int = ...,
+        score_change: _abc.Iterable[_builtins.int] | None = ...,
+        scores: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["red_points", b"red_points", "round", b"round", "score_change", b"score_change", "scores", b"scores", "yellow10", b"yellow10"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Golden10RoundEnd: _TypeAlias = Golden10RoundEnd  # noqa: Y015
+
+@_typing.final
 class Golden10Observation(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -471,6 +598,8 @@ class Golden10Observation(_message.Message):
     LEFT_OVER_TAKER_FIELD_NUMBER: _builtins.int
     ROUNDS_FIELD_NUMBER: _builtins.int
     YELLOW10_FLOOR_FIELD_NUMBER: _builtins.int
+    TO_ACT_FIELD_NUMBER: _builtins.int
+    LAST_ROUND_FIELD_NUMBER: _builtins.int
     phase: _builtins.str
     """play, over"""
     led_colour: Global___Golden10Colour.ValueType
@@ -482,6 +611,8 @@ class Golden10Observation(_message.Message):
     """-1 until the first trick is won"""
     rounds: _builtins.int
     yellow10_floor: _builtins.str
+    to_act: _builtins.int
+    """the seat to act; -1 once over"""
     @_builtins.property
     def hand(self) -> _containers.RepeatedCompositeFieldContainer[Global___Golden10Card]: ...
     @_builtins.property
@@ -492,6 +623,10 @@ class Golden10Observation(_message.Message):
     def tricks(self) -> _containers.RepeatedCompositeFieldContainer[Global___Golden10Trick]: ...
     @_builtins.property
     def red_points_taken(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    @_builtins.property
+    def last_round(self) -> Global___Golden10RoundEnd:
+        """unset until a round has ended"""
+
     def __init__(
         self,
         *,
@@ -507,10 +642,12 @@ class Golden10Observation(_message.Message):
         left_over_taker: _builtins.int = ...,
         rounds: _builtins.int = ...,
         yellow10_floor: _builtins.str = ...,
+        to_act: _builtins.int = ...,
+        last_round: Global___Golden10RoundEnd | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["trick", b"trick"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["last_round", b"last_round", "trick", b"trick"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["hand", b"hand", "hand_sizes", b"hand_sizes", "led_colour", b"led_colour", "left_over_count", b"left_over_count", "left_over_taker", b"left_over_taker", "phase", b"phase", "red_points_taken", b"red_points_taken", "rounds", b"rounds", "trick", b"trick", "tricks", b"tricks", "yellow10_floor", b"yellow10_floor", "yellow10_taken_by", b"yellow10_taken_by"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["hand", b"hand", "hand_sizes", b"hand_sizes", "last_round", b"last_round", "led_colour", b"led_colour", "left_over_count", b"left_over_count", "left_over_taker", b"left_over_taker", "phase", b"phase", "red_points_taken", b"red_points_taken", "rounds", b"rounds", "to_act", b"to_act", "trick", b"trick", "tricks", b"tricks", "yellow10_floor", b"yellow10_floor", "yellow10_taken_by", b"yellow10_taken_by"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -716,6 +853,38 @@ class GoofMove(_message.Message):
 Global___GoofMove: _TypeAlias = GoofMove  # noqa: Y015
 
 @_typing.final
+class GoofPastRound(_message.Message):
+    """A finished round of Goof."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCORES_FIELD_NUMBER: _builtins.int
+    GOOF_FIELD_NUMBER: _builtins.int
+    END_FIELD_NUMBER: _builtins.int
+    goof: _builtins.int
+    """the seat that called Goof; -1: nobody"""
+    end: _builtins.str
+    """goof, stall, max_ticks"""
+    @_builtins.property
+    def scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """per seat"""
+
+    def __init__(
+        self,
+        *,
+        scores: _abc.Iterable[_builtins.int] | None = ...,
+        goof: _builtins.int = ...,
+        end: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["end", b"end", "goof", b"goof", "scores", b"scores"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GoofPastRound: _TypeAlias = GoofPastRound  # noqa: Y015
+
+@_typing.final
 class GoofObservation(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -726,6 +895,7 @@ class GoofObservation(_message.Message):
     REMOVED_PILES_FIELD_NUMBER: _builtins.int
     ONE_UNDERS_FIELD_NUMBER: _builtins.int
     LAST_TICK_FIELD_NUMBER: _builtins.int
+    PAST_ROUNDS_FIELD_NUMBER: _builtins.int
     phase: _builtins.str
     """play, over"""
     tick: _builtins.int
@@ -738,6 +908,8 @@ class GoofObservation(_message.Message):
     def removed_piles(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
     @_builtins.property
     def last_tick(self) -> _containers.RepeatedCompositeFieldContainer[Global___GoofMove]: ...
+    @_builtins.property
+    def past_rounds(self) -> _containers.RepeatedCompositeFieldContainer[Global___GoofPastRound]: ...
     def __init__(
         self,
         *,
@@ -748,21 +920,51 @@ class GoofObservation(_message.Message):
         removed_piles: _abc.Iterable[_builtins.int] | None = ...,
         one_unders: _builtins.int = ...,
         last_tick: _abc.Iterable[Global___GoofMove] | None = ...,
+        past_rounds: _abc.Iterable[Global___GoofPastRound] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["last_tick", b"last_tick", "one_unders", b"one_unders", "phase", b"phase", "piles", b"piles", "removed_piles", b"removed_piles", "tableau", b"tableau", "tick", b"tick"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["last_tick", b"last_tick", "one_unders", b"one_unders", "past_rounds", b"past_rounds", "phase", b"phase", "piles", b"piles", "removed_piles", b"removed_piles", "tableau", b"tableau", "tick", b"tick"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GoofObservation: _TypeAlias = GoofObservation  # noqa: Y015
 
 @_typing.final
-class Action(_message.Message):
+class OptionValue(_message.Message):
     """---------------------------------------------------------------- Any game
 
-    One action of any game. `text` is its notation; the typed field matches the game.
+    The value of one rules option (docs/rules/): exactly one is set.
     """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FLAG_FIELD_NUMBER: _builtins.int
+    NUMBER_FIELD_NUMBER: _builtins.int
+    TEXT_FIELD_NUMBER: _builtins.int
+    flag: _builtins.bool
+    number: _builtins.int
+    text: _builtins.str
+    def __init__(
+        self,
+        *,
+        flag: _builtins.bool = ...,
+        number: _builtins.int = ...,
+        text: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["flag", b"flag", "number", b"number", "text", b"text", "value", b"value"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["flag", b"flag", "number", b"number", "text", b"text", "value", b"value"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_value: _TypeAlias = _typing.Literal["flag", "number", "text"]  # noqa: Y015
+    _WhichOneofArgType_value: _TypeAlias = _typing.Literal["value", b"value"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_value) -> _WhichOneofReturnType_value | None: ...
+
+Global___OptionValue: _TypeAlias = OptionValue  # noqa: Y015
+
+@_typing.final
+class Action(_message.Message):
+    """One action of any game. `text` is its notation; the typed field matches the game."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -817,7 +1019,9 @@ class Observation(_message.Message):
     round: _builtins.int
     dealer: _builtins.int
     json: _builtins.str
-    """the same observation as the engine's JSON (docs/rules/)"""
+    """The same observation as the engine's JSON (docs/rules/), only for a session whose
+    Hello asked for it (`observation_json`); the typed fields above hold all of it.
+    """
     @_builtins.property
     def scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """running totals"""

@@ -51,9 +51,7 @@ def goof_turn(tableau: list[dict[str, Any]], piles: dict[int, str], legal: list[
         "tableau": tableau,
         "piles": [{"id": pile, "top": f"{top}@1"} for pile, top in piles.items()],
     }
-    return Turn(
-        game="goof", seat=0, players=len(tableau), observation=observation, legal=(*legal, "turn")
-    )
+    return Turn(game="goof", seat=0, players=len(tableau), view=observation, legal=(*legal, "turn"))
 
 
 def test_an_uncontested_goof_line_card_goes_first() -> None:

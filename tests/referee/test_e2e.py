@@ -17,13 +17,16 @@ from typing import Any
 
 import grpc
 import pytest
+from google.protobuf import json_format
 from grpc_health.v1 import health_pb2
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
 
 import games
+from bots.observations import observation_view
 from cardarena_api.v1 import arena_pb2 as pb
+from cardarena_api.v1 import cards_pb2 as cards
 from tests.support.processes import wait_until
 from tests.support.referee import (
     BotHandle,
@@ -240,6 +243,8 @@ def test_no_message_shows_a_seat_its_hidden_cards(
         act = acts[seat].popleft()
         assert act.get("seat", 0) == seat
         assert json.loads(act["observation"]["json"]) == state.observation(seat)
+        typed = json_format.ParseDict(act["observation"], cards.Observation())
+        assert observation_view(typed) == state.observation(seat)
         assert [a["text"] for a in act["legal"]] == [str(a) for a in state.legal_actions(seat)]
         hidden = state.hidden_cards(seat)
         seen = tokens_in(act)

@@ -13,6 +13,7 @@ import pytest
 import games
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import cards_pb2 as cards
+from cardarena_api.v1.notation import GOLDEN10_LETTERS, GOODGE_LETTERS, GOOF_LETTERS
 from ladder.records import Forfeit, GameEnd, GameStart, MatchEnd, MatchResult, Strike
 from referee import wire
 from referee.channels import ActRequest
@@ -29,9 +30,6 @@ TABLES = [
 ]
 IDS = [f"{game}-{players}p-{'-'.join(map(str, seeds))}" for game, players, _, seeds in TABLES]
 
-GOODGE_LETTERS = {number: letter for letter, number in wire.GOODGE_SUITS.items()}
-GOLDEN10_LETTERS = {number: letter for letter, number in wire.GOLDEN10_COLOURS.items()}
-GOOF_LETTERS = {number: letter for letter, number in wire.GOOF_SUITS.items()}
 GOOF_FACES = {1: "A", 11: "J", 12: "Q", 13: "K"}
 
 
@@ -170,7 +168,7 @@ def test_observations_convert_and_agree_with_the_json(
                 continue  # Goof ticks are many and alike
             for seat in range(players):
                 obs = state.observation(seat)
-                message = wire.observation_message(obs)
+                message = wire.observation_message(obs, with_json=True)
                 assert json.loads(message.json) == obs
                 assert message.WhichOneof("detail") == game
                 assert (message.game, message.seat, message.players) == (game, seat, players)
@@ -313,7 +311,8 @@ def test_an_act_request_carries_typed_legal_actions_and_observation() -> None:
         deadline_ms=300,
         time_bank_ms=1200,
     )
-    message = wire.referee_message(request)
+    assert not wire.referee_message(request).act.observation.json  # only when asked for
+    message = wire.referee_message(request, with_json=True)
     assert message.WhichOneof("kind") == "act"
     act = message.act
     assert (act.request_id, act.match_id, act.game_index, act.game, act.seat) == (

@@ -37,7 +37,7 @@ class BotSeat:
             game=request.game,
             seat=request.seat,
             players=request.players,
-            observation=request.observation,
+            view=request.observation,
             legal=request.legal,
         )
         return Answer(request.request_id, action=self.bot.act(turn))

@@ -2,7 +2,7 @@
 
 It talks to the referee with the generated stubs (`cardarena_api.v1`) only,
 not the SDK, so it can send what the SDK never would. Every message it
-receives, every answer it sends and how each stream ended are written as JSON
+receives (asking for each observation's JSON too, so both forms are checked), every answer it sends and how each stream ended are written as JSON
 lines to `--record FILE` (flushed line by line), which is what the tests read:
 
     {"kind": "recv", "session": 1, "message": {...}}      # MessageToDict of a RefereeMessage
@@ -153,7 +153,9 @@ class BadBot:
         number = self.session_no
         outbox: asyncio.Queue[Outgoing | None] = asyncio.Queue()
         outbox.put_nowait(
-            pb.BotMessage(hello=pb.Hello(capacity=self.args.capacity, client="badbot"))
+            pb.BotMessage(
+                hello=pb.Hello(capacity=self.args.capacity, client="badbot", observation_json=True)
+            )
         )
         self.outbox = outbox
 
@@ -385,7 +387,11 @@ class BadBot:
         self.session_no += 1
         number = self.session_no
         outgoing: queue.Queue[pb.BotMessage | None] = queue.Queue()
-        outgoing.put(pb.BotMessage(hello=pb.Hello(capacity=self.args.capacity, client="badbot")))
+        outgoing.put(
+            pb.BotMessage(
+                hello=pb.Hello(capacity=self.args.capacity, client="badbot", observation_json=True)
+            )
+        )
 
         def requests() -> Iterator[pb.BotMessage]:
             while (message := outgoing.get()) is not None:
