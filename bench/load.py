@@ -2,7 +2,7 @@
 
 Prints one JSON line:
 {"bots", "concurrent_matches", "matches_per_min", "moves_per_s", "p99_move_ms",
- "referee_rss_mb", "lost", "double_counted", ...}
+ "referee_rss_mb", "referee_cpu_us_per_move", "lost", "double_counted", ...}
 
 The bots are `random` bots, `--bots-per-process` of them in each of several
 `bench.multibot` processes (one BotRunner, one session, per bot). The
@@ -10,7 +10,8 @@ matches (Golden 10, 4 players, `--rounds` rounds) are played in `--waves`
 waves of `--matches` at once; in each wave every bot sits in one match.
 moves_per_s and p99_move_ms (Act sent to answer received, as the referee
 timed it) come from the stored replays; referee_rss_mb is the referee's
-peak resident memory (VmHWM); lost counts matches started but not
+peak resident memory (VmHWM), referee_cpu_us_per_move its CPU over the
+waves per move played; lost counts matches started but not
 finished; double_counted counts matches the store holds more games of than
 were played (a match played twice).
 
@@ -31,7 +32,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from arena_cli.processes import free_port, processes, spawn, wait_serving
+from arena_cli.processes import cpu_seconds, free_port, processes, spawn, wait_serving
 from bots.sdk import channel
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
@@ -198,7 +199,9 @@ def main() -> None:
             tokens_file.write_text(json.dumps(tokens[first : first + args.bots_per_process]))
             started.append(_multibot(address, tokens_file, workdir / f"bots-{number}.log"))
         asyncio.run(wait_connected(address, args.bots, 120))
+        referee_cpu = cpu_seconds(referee.pid)
         measured = asyncio.run(play(address, bot_ids, args.matches, args.waves, args.rounds))
+        referee_cpu = cpu_seconds(referee.pid) - referee_cpu
         rss = peak_rss_mb(referee.pid)
         doubled = double_counted(database_url)
     elapsed = measured["elapsed_s"]
@@ -211,6 +214,7 @@ def main() -> None:
                 "moves_per_s": round(measured["moves"] / elapsed, 1),
                 "p99_move_ms": round(measured["p99_ms"], 3),
                 "referee_rss_mb": round(rss, 1),
+                "referee_cpu_us_per_move": round(referee_cpu * 1e6 / max(1, measured["moves"]), 1),
                 "lost": measured["started"] - measured["finished"],
                 "double_counted": doubled,
                 "matches": measured["finished"],

@@ -8,7 +8,9 @@ reconnects on its own, as `arena bot run` does). `--delay-ms` makes every
 bot of the process think that long per move (a blocking sleep: the bots of
 one process then answer one at a time, which is what slow bots in tests
 want). SIGTERM or SIGINT stops every session; the process then prints one
-JSON line {"bots", "answered", "matches_ended", "sessions"} and exits 0.
+JSON line {"bots", "answered", "matches_ended", "sessions", "cpu_s",
+"cpu_us_per_move"} and exits 0: the CPU figures are the whole process's
+(user + system, from its start), per move its bots answered.
 """
 
 from __future__ import annotations
@@ -81,13 +83,17 @@ def main() -> int:
     tokens = [str(token) for token in json.loads(args.tokens.read_text(encoding="utf-8"))]
     runners = make_runners(args.referee, tokens, args.bot, args.capacity, args.delay_ms)
     asyncio.run(run_all(runners))
+    answered = sum(r.stats.answered for r in runners)
+    cpu_s = time.process_time()
     print(
         json.dumps(
             {
                 "bots": len(runners),
-                "answered": sum(r.stats.answered for r in runners),
+                "answered": answered,
                 "matches_ended": sum(r.stats.matches_ended for r in runners),
                 "sessions": sum(r.stats.sessions for r in runners),
+                "cpu_s": round(cpu_s, 3),
+                "cpu_us_per_move": round(cpu_s * 1e6 / max(1, answered), 1),
             }
         ),
         flush=True,

@@ -1,7 +1,8 @@
 """A bare grpc.aio bidirectional-stream ping-pong: the referee benchmark's baseline.
 
     python bench/pingpong.py serve PORT
-    python bench/pingpong.py client PORT STREAMS SIZE SECONDS   -> {"roundtrips_per_s": ...}
+    python bench/pingpong.py client PORT STREAMS SIZE SECONDS
+        -> {"roundtrips_per_s": ..., "roundtrips": ..., "cpu_s": ...}
 
 The server sends SIZE bytes, the client answers with a few bytes, one
 exchange in flight per stream, like a referee asking a bot for a move. Uses
@@ -51,8 +52,9 @@ async def serve(port: int) -> None:
     await server.wait_for_termination()
 
 
-async def client(port: int, streams: int, size: int, seconds: float) -> float:
-    """Round trips per second over `streams` concurrent streams."""
+async def client(port: int, streams: int, size: int, seconds: float) -> dict[str, float]:
+    """Round trips per second over `streams` concurrent streams, how many, and the CPU
+    seconds this process spent on them."""
     count = 0
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as chan:
         await chan.channel_ready()
@@ -73,8 +75,13 @@ async def client(port: int, streams: int, size: int, seconds: float) -> float:
             await call.done_writing()
 
         start = time.monotonic()
+        cpu = time.process_time()
         await asyncio.gather(*(one() for _ in range(streams)))
-        return count / (time.monotonic() - start)
+        return {
+            "roundtrips_per_s": count / (time.monotonic() - start),
+            "roundtrips": count,
+            "cpu_s": time.process_time() - cpu,
+        }
 
 
 def main() -> None:
@@ -84,8 +91,7 @@ def main() -> None:
         asyncio.run(serve(port))
     else:
         streams, size, seconds = int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])
-        rate = asyncio.run(client(port, streams, size, seconds))
-        print(json.dumps({"roundtrips_per_s": rate}))
+        print(json.dumps(asyncio.run(client(port, streams, size, seconds))))
 
 
 if __name__ == "__main__":

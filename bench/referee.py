@@ -2,14 +2,17 @@
 
 Prints one JSON line:
 {"moves_per_s", "p50_ms", "p99_ms", "baseline_roundtrips_per_s", "ratio",
- "referee_cpu_us_per_move", "bot_cpu_us_per_move", ...}
+ "referee_cpu_us_per_move", "baseline_server_cpu_us_per_roundtrip",
+ "bot_cpu_us_per_move", "baseline_client_cpu_us_per_roundtrip", ...}
 where the baseline is a bare grpc.aio bidirectional-stream ping-pong with the
 same message size and the same number of concurrent streams, measured in the
 same run (server and client in their own processes), and
 ratio = moves_per_s / baseline_roundtrips_per_s. The CPU figures are the
 referee process's own user+system time over the played window per move,
 and one bot process's per move it answered (each bot answers about 1/bots
-of the moves), so that the referee's cost and the bots' are seen apart.
+of the moves), so that the referee's cost and the bots' are seen apart;
+beside each, the same figure for the ping-pong's server and its client: what
+gRPC alone costs per exchange, the floor under both.
 
     python bench/referee.py [--matches 8] [--game goodge] [--seconds 10]
 """
@@ -127,8 +130,9 @@ def act_size(game: str, players: int) -> int:
     return int(statistics.mean(sizes))
 
 
-def baseline(streams: int, size: int, seconds: float, workdir: Path) -> float:
-    """Round trips per second of the bare ping-pong."""
+def baseline(streams: int, size: int, seconds: float, workdir: Path) -> dict[str, float]:
+    """The bare ping-pong: round trips per second, and the CPU microseconds per round trip
+    of its server (the floor under the referee's figure) and of its client (under a bot's)."""
     port = free_port()
     with processes() as started:
         server = subprocess.Popen(
@@ -136,6 +140,7 @@ def baseline(streams: int, size: int, seconds: float, workdir: Path) -> float:
             stderr=(workdir / "pingpong-server.log").open("wb"),
         )
         started.append(server)
+        server_cpu = cpu_seconds(server.pid)
         done = subprocess.run(
             [
                 sys.executable,
@@ -150,8 +155,14 @@ def baseline(streams: int, size: int, seconds: float, workdir: Path) -> float:
             text=True,
             check=True,
         )
-    rate: float = json.loads(done.stdout)["roundtrips_per_s"]
-    return rate
+        server_cpu = cpu_seconds(server.pid) - server_cpu
+    figures = json.loads(done.stdout)
+    roundtrips = max(1, figures["roundtrips"])
+    return {
+        "roundtrips_per_s": figures["roundtrips_per_s"],
+        "server_cpu_us": server_cpu * 1e6 / roundtrips,
+        "client_cpu_us": figures["cpu_s"] * 1e6 / roundtrips,
+    }
 
 
 async def register_bots(address: str, count: int) -> list[tuple[str, str]]:
@@ -226,7 +237,7 @@ def main() -> None:
             )
         )
         size = act_size(args.game, args.players)
-        rate = baseline(args.matches, size, min(args.seconds, 5.0), workdir)
+        bare = baseline(args.matches, size, min(args.seconds, 5.0), workdir)
     moves_per_s = measured["moves"] / measured["elapsed_s"]
     referee_cpu_s, bot_cpu_s = measured["cpu_s"]
     moves = max(1, measured["moves"])
@@ -236,10 +247,12 @@ def main() -> None:
                 "moves_per_s": round(moves_per_s, 1),
                 "p50_ms": round(measured["p50_ms"], 3),
                 "p99_ms": round(measured["p99_ms"], 3),
-                "baseline_roundtrips_per_s": round(rate, 1),
-                "ratio": round(moves_per_s / rate, 3),
+                "baseline_roundtrips_per_s": round(bare["roundtrips_per_s"], 1),
+                "ratio": round(moves_per_s / bare["roundtrips_per_s"], 3),
                 "referee_cpu_us_per_move": round(referee_cpu_s * 1e6 / moves, 1),
+                "baseline_server_cpu_us_per_roundtrip": round(bare["server_cpu_us"], 1),
                 "bot_cpu_us_per_move": round(bot_cpu_s * 1e6 / (moves / args.bots), 1),
+                "baseline_client_cpu_us_per_roundtrip": round(bare["client_cpu_us"], 1),
                 "matches": args.matches,
                 "matches_finished": measured["matches_finished"],
                 "game": args.game,

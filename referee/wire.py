@@ -17,6 +17,7 @@ from functools import cache, lru_cache
 from typing import Any, assert_never
 
 import orjson
+from google.protobuf.message import Message
 
 import games
 from cardarena_api.v1 import arena_pb2 as pb
@@ -169,6 +170,12 @@ def action_message(game: str, text: str, seat: int) -> cards.Action:
     return _ACTIONS[game](text, seat)
 
 
+@cache
+def _legal_entry(game: str, text: str, seat: int) -> bytes:
+    """One legal action, encoded as an entry of `Act.legal` (see `_entry`)."""
+    return _entry(pb.Act, "legal", action_message(game, text, seat))
+
+
 def action_text(action: cards.Action) -> str:
     """The notation of a bot's typed action (its `text` wins when set)."""
     if action.text:
@@ -235,36 +242,71 @@ def _leader(plays: Sequence[SeatEntry]) -> int:
     return plays[0][0] if plays else -1
 
 
-def _current_goodge_trick(plays: Sequence[SeatEntry]) -> cards.GoodgeTrick:
-    """The trick being played: no winner yet, no points counted."""
-    return cards.GoodgeTrick(
-        leader=_leader(plays),
-        plays=[goodge_play(seat, card) for seat, card in plays],
-        winner=-1,
-        points=0,
-    )
+def _entry(message: Callable[..., Message], field: str, item: object) -> bytes:
+    """`item` encoded as one entry of the repeated (or map) `field` of `message`.
+
+    Encodings of one message type, joined, read as one message holding every
+    entry (protobuf merges what is concatenated: repeated fields append, and
+    a message field merges into the one before), so a hand, the bids or the
+    trick history travel as a join of entries the library encoded once each,
+    parsed into the request in one call instead of built field by field.
+    """
+    return message(**{field: item if isinstance(item, dict) else [item]}).SerializeToString()
+
+
+def _trick_plays(plays: Sequence[SeatEntry], entry: Callable[[int, str], bytes]) -> list[bytes]:
+    return [entry(seat, card) for seat, card in plays]
+
+
+# Goodge
+
+
+@cache
+def _goodge_hand_entry(card: str) -> bytes:
+    return _entry(cards.GoodgeObservation, "hand", goodge_card(card))
+
+
+@cache
+def _goodge_stash_entry(card: str) -> bytes:
+    return _entry(cards.GoodgeObservation, "stash", goodge_card(card))
+
+
+@cache
+def _goodge_bid_entry(seat: int, bid: str) -> bytes:
+    typed = cards.GoodgeBid(seat=seat, bid=goodge.bid_value(bid) or 0)  # a pass: 0
+    return _entry(cards.GoodgeObservation, "bids", typed)
+
+
+@cache
+def _goodge_play_entry(seat: int, card: str) -> bytes:
+    """A card of the trick being played."""
+    trick = cards.GoodgeTrick(plays=[goodge_play(seat, card)])
+    return cards.GoodgeObservation(trick=trick).SerializeToString()
 
 
 @lru_cache(maxsize=FINISHED_TRICKS)
-def _finished_goodge_trick(key: TrickKey, points: int) -> cards.GoodgeTrick:
-    return cards.GoodgeTrick(
+def _goodge_trick_entry(key: TrickKey, points: int) -> bytes:
+    """A finished trick: it never changes, so it is encoded once for every later request."""
+    trick = cards.GoodgeTrick(
         leader=key[0],
         winner=key[1],
         plays=[goodge_play(seat, card) for seat, card in key[2:]],
         points=points,
     )
+    return _entry(cards.GoodgeObservation, "tricks", trick)
 
 
-def goodge_observation(obs: goodge.GoodgeObservation) -> cards.GoodgeObservation:
-    """The typed form of a Goodge observation."""
-    return cards.GoodgeObservation(
+@lru_cache(maxsize=None, typed=True)
+def _goodge_option_entry(name: str, value: object) -> bytes:
+    return _entry(cards.GoodgeObservation, "options", {name: option_value(value)})
+
+
+def _goodge_detail(obs: goodge.GoodgeObservation) -> bytes:
+    """The encoded typed form of a Goodge observation's own fields."""
+    plays = obs["trick"]
+    head = cards.GoodgeObservation(
         phase=obs["phase"],
-        hand=[goodge_card(card) for card in obs["hand"]],
         hand_sizes=obs["hand_sizes"],
-        bids=[
-            cards.GoodgeBid(seat=seat, bid=goodge.bid_value(bid) or 0)  # a pass: 0
-            for seat, bid in obs["bids"]
-        ],
         passed=obs["passed"],
         high_bid=obs["high_bid"] or 0,
         high_bidder=_or(obs["high_bidder"], -1),
@@ -272,11 +314,9 @@ def goodge_observation(obs: goodge.GoodgeObservation) -> cards.GoodgeObservation
         bid=obs["bid"] or 0,
         trump=GOODGE_SUITS[obs["trump"]] if obs["trump"] else cards.GOODGE_SUIT_UNSPECIFIED,
         stash_size=obs["stash_size"],
-        stash=[goodge_card(card) for card in obs["stash"] or []],
         stash_known=obs["stash"] is not None,
-        # A finished trick never changes: built once, and copied into every later request.
-        tricks=[_finished_goodge_trick(_trick_key(t), t["points"]) for t in obs["tricks"]],
-        trick=_current_goodge_trick(obs["trick"]),
+        # The trick being played: no winner yet, no points counted; its plays are entries.
+        trick=cards.GoodgeTrick(leader=_leader(plays), winner=-1),
         lead_suit=GOODGE_SUITS[obs["lead_suit"]]
         if obs["lead_suit"]
         else cards.GOODGE_SUIT_UNSPECIFIED,
@@ -284,8 +324,18 @@ def goodge_observation(obs: goodge.GoodgeObservation) -> cards.GoodgeObservation
         tricks_won=obs["tricks_won"],
         target=obs["target"],
         to_act=_or(obs["to_act"], -1),
-        options={name: option_value(value) for name, value in obs["options"].items()},
         last_round=_goodge_round_end(obs["last_round"]),
+    )
+    return b"".join(
+        [
+            head.SerializeToString(),
+            *map(_goodge_hand_entry, obs["hand"]),
+            *(_goodge_bid_entry(seat, bid) for seat, bid in obs["bids"]),
+            *map(_goodge_stash_entry, obs["stash"] or ()),
+            *(_goodge_trick_entry(_trick_key(trick), trick["points"]) for trick in obs["tricks"]),
+            *_trick_plays(plays, _goodge_play_entry),
+            *(_goodge_option_entry(name, value) for name, value in obs["options"].items()),
+        ]
     )
 
 
@@ -306,35 +356,43 @@ def _goodge_round_end(end: goodge.GoodgeRoundEnd | None) -> cards.GoodgeRoundEnd
     )
 
 
-def _current_golden10_trick(plays: Sequence[SeatEntry]) -> cards.Golden10Trick:
-    """The trick being played: no winner yet."""
-    return cards.Golden10Trick(
-        leader=_leader(plays),
-        plays=[golden10_play(seat, card) for seat, card in plays],
-        winner=-1,
-    )
+# Golden 10
+
+
+@cache
+def _golden10_hand_entry(card: str) -> bytes:
+    return _entry(cards.Golden10Observation, "hand", golden10_card(card))
+
+
+@cache
+def _golden10_play_entry(seat: int, card: str) -> bytes:
+    """A card of the trick being played."""
+    trick = cards.Golden10Trick(plays=[golden10_play(seat, card)])
+    return cards.Golden10Observation(trick=trick).SerializeToString()
 
 
 @lru_cache(maxsize=FINISHED_TRICKS)
-def _finished_golden10_trick(key: TrickKey) -> cards.Golden10Trick:
-    return cards.Golden10Trick(
+def _golden10_trick_entry(key: TrickKey) -> bytes:
+    """A finished trick, encoded once for every later request."""
+    trick = cards.Golden10Trick(
         leader=key[0],
         winner=key[1],
         plays=[golden10_play(seat, card) for seat, card in key[2:]],
     )
+    return _entry(cards.Golden10Observation, "tricks", trick)
 
 
-def golden10_observation(obs: golden10.Golden10Observation) -> cards.Golden10Observation:
-    """The typed form of a Golden 10 observation."""
-    return cards.Golden10Observation(
+def _golden10_detail(obs: golden10.Golden10Observation) -> bytes:
+    """The encoded typed form of a Golden 10 observation's own fields."""
+    plays = obs["trick"]
+    head = cards.Golden10Observation(
         phase=obs["phase"],
-        hand=[golden10_card(card) for card in obs["hand"]],
         hand_sizes=obs["hand_sizes"],
         led_colour=GOLDEN10_COLOURS[obs["led_colour"]]
         if obs["led_colour"]
         else cards.GOLDEN10_COLOUR_UNSPECIFIED,
-        trick=_current_golden10_trick(obs["trick"]),
-        tricks=[_finished_golden10_trick(_trick_key(t)) for t in obs["tricks"]],
+        # The trick being played: no winner yet; its plays are entries.
+        trick=cards.Golden10Trick(leader=_leader(plays), winner=-1),
         red_points_taken=obs["red_points_taken"],
         yellow10_taken_by=_or(obs["yellow10_taken_by"], -1),
         left_over_count=obs["left_over_count"],
@@ -343,6 +401,14 @@ def golden10_observation(obs: golden10.Golden10Observation) -> cards.Golden10Obs
         yellow10_floor=obs["yellow10_floor"],
         to_act=_or(obs["to_act"], -1),
         last_round=_golden10_round_end(obs["last_round"]),
+    )
+    return b"".join(
+        [
+            head.SerializeToString(),
+            *map(_golden10_hand_entry, obs["hand"]),
+            *(_golden10_trick_entry(_trick_key(trick)) for trick in obs["tricks"]),
+            *_trick_plays(plays, _golden10_play_entry),
+        ]
     )
 
 
@@ -358,58 +424,101 @@ def _golden10_round_end(end: golden10.Golden10RoundEnd | None) -> cards.Golden10
     )
 
 
-def goof_observation(obs: goof.GoofObservation) -> cards.GoofObservation:
-    """The typed form of a Goof observation."""
-    return cards.GoofObservation(
+# Goof
+
+
+TABLEAUS = 65_536
+"""Goof tableau rows kept encoded: every seat's observation of a tick shows every row,
+and most rows do not change from one tick to the next."""
+
+
+@lru_cache(maxsize=TABLEAUS)
+def _goof_tableau_entry(
+    seat: int,
+    goof_pile: int,
+    line: tuple[str, ...],
+    stock: int,
+    waste: int,
+    waste_top: str | None,
+    back_three: str | None,
+    area_cards: int,
+    full_pass: bool,
+) -> bytes:
+    row = cards.GoofTableau(
+        seat=seat,
+        goof_pile=goof_pile,
+        line=[goof_table_card(card) for card in line],
+        stock=stock,
+        waste=waste,
+        waste_top=_optional_goof_card(waste_top),
+        back_three=_optional_goof_card(back_three),
+        area_cards=area_cards,
+        full_pass=full_pass,
+    )
+    return _entry(cards.GoofObservation, "tableau", row)
+
+
+@lru_cache(maxsize=TABLEAUS)
+def _goof_pile_entry(pile: int, suit: str, top: str, size: int) -> bytes:
+    typed = cards.GoofPile(id=pile, suit=GOOF_SUITS[suit], top=goof_table_card(top), size=size)
+    return _entry(cards.GoofObservation, "piles", typed)
+
+
+@cache
+def _goof_move_entry(seat: int, action: str, took_effect: bool) -> bytes:
+    move = cards.GoofMove(seat=seat, action=action, took_effect=took_effect)
+    return _entry(cards.GoofObservation, "last_tick", move)
+
+
+def _goof_detail(obs: goof.GoofObservation) -> bytes:
+    """The encoded typed form of a Goof observation's own fields."""
+    head = cards.GoofObservation(
         phase=obs["phase"],
         tick=obs["tick"],
-        tableau=[
-            cards.GoofTableau(
-                seat=row["seat"],
-                goof_pile=row["goof_pile"],
-                line=[goof_table_card(card) for card in row["line"]],
-                stock=row["stock"],
-                waste=row["waste"],
-                waste_top=_optional_goof_card(row["waste_top"]),
-                back_three=_optional_goof_card(row["back_three"]),
-                area_cards=row["area_cards"],
-                full_pass=row["full_pass"],
-            )
-            for row in obs["tableau"]
-        ],
-        piles=[
-            cards.GoofPile(
-                id=pile["id"],
-                suit=GOOF_SUITS[pile["suit"]],
-                top=goof_table_card(pile["top"]),
-                size=pile["size"],
-            )
-            for pile in obs["piles"]
-        ],
         removed_piles=obs["removed_piles"],
         one_unders=obs["one_unders"],
-        last_tick=[
-            cards.GoofMove(seat=seat, action=action, took_effect=ok)
-            for seat, action, ok in obs["last_tick"]
-        ],
         past_rounds=[
             cards.GoofPastRound(scores=past["scores"], goof=_or(past["goof"], -1), end=past["end"])
             for past in obs["past_rounds"]
         ],
     )
+    return b"".join(
+        [
+            head.SerializeToString(),
+            *(
+                _goof_tableau_entry(
+                    row["seat"],
+                    row["goof_pile"],
+                    tuple(row["line"]),
+                    row["stock"],
+                    row["waste"],
+                    row["waste_top"],
+                    row["back_three"],
+                    row["area_cards"],
+                    row["full_pass"],
+                )
+                for row in obs["tableau"]
+            ),
+            *(
+                _goof_pile_entry(pile["id"], pile["suit"], pile["top"], pile["size"])
+                for pile in obs["piles"]
+            ),
+            *(_goof_move_entry(seat, action, ok) for seat, action, ok in obs["last_tick"]),
+        ]
+    )
 
 
-_OBSERVATIONS: dict[str, Callable[[Any], Any]] = {
-    goodge.SPEC_NAME: goodge_observation,
-    golden10.SPEC_NAME: golden10_observation,
-    goof.SPEC_NAME: goof_observation,
+_DETAILS: dict[str, Callable[[Any], bytes]] = {
+    goodge.SPEC_NAME: _goodge_detail,
+    golden10.SPEC_NAME: _golden10_detail,
+    goof.SPEC_NAME: _goof_detail,
 }
-"""Per game, the typed message of its observation (the engine's TypedDict)."""
+"""Per game, the encoded typed form of its observation's own fields (the engine's TypedDict)."""
 
 
-def observation_message(obs: dict[str, Any], with_json: bool = False) -> cards.Observation:
-    """The typed observation; the engine's JSON alongside if `with_json` (a session asked)."""
-    message = cards.Observation(
+def _observation_head(obs: dict[str, Any], with_json: bool) -> cards.Observation:
+    """The fields every game's observation has (and its JSON if `with_json`)."""
+    return cards.Observation(
         game=obs["game"],
         seat=obs["seat"],
         players=obs["players"],
@@ -418,7 +527,17 @@ def observation_message(obs: dict[str, Any], with_json: bool = False) -> cards.O
         scores=obs["scores"],
         json=orjson.dumps(obs).decode() if with_json else "",
     )
-    getattr(message, obs["game"]).CopyFrom(_OBSERVATIONS[obs["game"]](obs))
+
+
+def _parse_detail(message: cards.Observation, obs: dict[str, Any]) -> None:
+    """Parse the game's own fields into `message` (in place: nothing is copied)."""
+    getattr(message, obs["game"]).MergeFromString(_DETAILS[obs["game"]](obs))
+
+
+def observation_message(obs: dict[str, Any], with_json: bool = False) -> cards.Observation:
+    """The typed observation; the engine's JSON alongside if `with_json` (a session asked)."""
+    message = _observation_head(obs, with_json)
+    _parse_detail(message, obs)
     return message
 
 
@@ -438,19 +557,24 @@ def referee_message(message: Outgoing, with_json: bool = False) -> pb.RefereeMes
     if isinstance(message, Reconnect):
         return pb.RefereeMessage(reconnect=pb.Reconnect(reason=message.reason))
     if isinstance(message, ActRequest):
-        return pb.RefereeMessage(
+        wrapped = pb.RefereeMessage(
             act=pb.Act(
                 request_id=message.request_id,
                 match_id=message.match_id,
                 game_index=message.game_index,
                 game=message.game,
                 seat=message.seat,
-                observation=observation_message(message.observation, with_json),
-                legal=[action_message(message.game, text, message.seat) for text in message.legal],
+                observation=_observation_head(message.observation, with_json),
                 deadline_ms=message.deadline_ms,
                 time_bank_ms=message.time_bank_ms,
             )
         )
+        act = wrapped.act
+        _parse_detail(act.observation, message.observation)
+        act.MergeFromString(
+            b"".join(_legal_entry(message.game, text, message.seat) for text in message.legal)
+        )
+        return wrapped
     return _notice_message(message)
 
 
