@@ -18,8 +18,12 @@ class Turn:
     to read it typed, `cast` it to the game's TypedDict, such as
     `games.goodge.GoodgeObservation`);
     `legal` holds the notations of the actions allowed now, e.g. `"bid:55"`
-    or `"7H>p3"`. The bot answers with one of them. `deadline_s` is the time
-    the referee gives this move, in seconds (None in local games: no clock).
+    or `"7H>p3"`. The bot answers with one of them. `deadline_s` is what is
+    left of this move's own time when the referee sent the request, in
+    seconds, and `time_bank_s` what is left of the match's time bank, which
+    pays for a move that runs over (both None in local games: no clock).
+    `sent_at` is the referee's wall clock when it sent the request (Unix
+    seconds): against the bot's own clock it tells transit from thinking.
 
     `view` is the observation, or what makes it on first use: the SDK decodes
     the referee's message only for a bot that reads `observation`.
@@ -31,6 +35,8 @@ class Turn:
     view: dict[str, Any] | Callable[[], dict[str, Any]] = field(repr=False, compare=False)
     legal: tuple[str, ...]
     deadline_s: float | None = None
+    time_bank_s: float | None = None
+    sent_at: float | None = None
 
     @cached_property
     def observation(self) -> dict[str, Any]:

@@ -93,7 +93,10 @@ def turn_from(act: pb.Act) -> Turn:
         players=act.observation.players,
         view=functools.partial(observation_view, act.observation),
         legal=tuple(action.text for action in act.legal),
-        deadline_s=act.deadline_ms / 1000 if act.deadline_ms > 0 else None,
+        # A referee always sets a clock; 0 left of the move's own time is still a clock.
+        deadline_s=act.deadline_ms / 1000,
+        time_bank_s=act.time_bank_ms / 1000,
+        sent_at=act.sent_at_ms / 1000,
     )
 
 

@@ -45,6 +45,21 @@ class ActRequest:
     legal: tuple[str, ...]
     deadline_ms: int
     time_bank_ms: int
+    asked_at: float = 0.0
+    """Wall-clock time (Unix seconds) the runner first asked: a request sent again after a
+    reconnect carries only what is left of its clock (`clock_left`)."""
+
+    def clock_left(self, now: float) -> tuple[int, int]:
+        """What is left at `now` of the move's own time and of the time bank, in ms.
+
+        The move's time runs out first, then the bank pays for the overrun.
+        """
+        elapsed_ms = max(0.0, (now - self.asked_at) * 1000) if self.asked_at else 0.0
+        over_ms = max(0.0, elapsed_ms - self.deadline_ms)
+        return (
+            round(max(0.0, self.deadline_ms - elapsed_ms)),
+            round(max(0.0, self.time_bank_ms - over_ms)),
+        )
 
     def to_json(self) -> dict[str, Any]:
         """The request as JSON, for the relay (the observation is not copied)."""

@@ -149,6 +149,7 @@ class MatchRunner:
         limits: Limits,
         on_event: Callable[[Event], None] = lambda event: None,
         clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
         on_latency: Callable[[float, bool], None] = lambda seconds, relayed: None,
         on_strike: Callable[[StrikeKind], None] = lambda kind: None,
     ) -> None:
@@ -164,6 +165,7 @@ class MatchRunner:
         self._on_latency = on_latency
         self._on_strike = on_strike
         self._clock = clock
+        self._wall = wall
         self._bots = {bot: BotRecord(float(limits.time_bank_ms)) for bot in request.bot_ids}
         self._events: list[Event] = []
         # Request ids: a random prefix per match and a count, not a UUID per move. They
@@ -324,6 +326,7 @@ class MatchRunner:
             legal=tuple(legal),
             deadline_ms=self.request.deadline_ms,
             time_bank_ms=int(record.bank_ms),
+            asked_at=self._wall(),
         )
         channel = self._channels[bot]
         started = self._clock()

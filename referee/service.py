@@ -178,7 +178,7 @@ class BotService(pb_grpc.BotServiceServicer):
                 welcome=pb.Welcome(bot_id=bot.id, session_id=session.id, capacity=capacity)
             )
             while (message := await session.outbox.get()) is not None:
-                yield wire.referee_message(message, session.observation_json)
+                yield wire.referee_message(message, session.observation_json, time.time())
             finished = reader.done() and not reader.cancelled() and reader.exception() is None
             ended = reader.result() if finished else None
             if ended is not None:

@@ -548,8 +548,11 @@ def _or(value: int | None, default: int) -> int:
 # Referee messages
 
 
-def referee_message(message: Outgoing, with_json: bool = False) -> pb.RefereeMessage:
-    """The wire form of what a session sends (an observation's JSON too if `with_json`)."""
+def referee_message(
+    message: Outgoing, with_json: bool = False, now: float = 0.0
+) -> pb.RefereeMessage:
+    """The wire form of what a session sends at `now` (Unix seconds): an Act carries what
+    is left of its clock then, and its observation's JSON too if `with_json`."""
     if isinstance(message, Problem):
         return pb.RefereeMessage(
             error=pb.Error(message=message.message, request_id=message.request_id)
@@ -557,6 +560,7 @@ def referee_message(message: Outgoing, with_json: bool = False) -> pb.RefereeMes
     if isinstance(message, Reconnect):
         return pb.RefereeMessage(reconnect=pb.Reconnect(reason=message.reason))
     if isinstance(message, ActRequest):
+        deadline_ms, time_bank_ms = message.clock_left(now)
         wrapped = pb.RefereeMessage(
             act=pb.Act(
                 request_id=message.request_id,
@@ -565,8 +569,9 @@ def referee_message(message: Outgoing, with_json: bool = False) -> pb.RefereeMes
                 game=message.game,
                 seat=message.seat,
                 observation=_observation_head(message.observation, with_json),
-                deadline_ms=message.deadline_ms,
-                time_bank_ms=message.time_bank_ms,
+                deadline_ms=deadline_ms,
+                time_bank_ms=time_bank_ms,
+                sent_at_ms=round(now * 1000),
             )
         )
         act = wrapped.act

@@ -272,6 +272,7 @@ class Act(_message.Message):
     LEGAL_FIELD_NUMBER: _builtins.int
     DEADLINE_MS_FIELD_NUMBER: _builtins.int
     TIME_BANK_MS_FIELD_NUMBER: _builtins.int
+    SENT_AT_MS_FIELD_NUMBER: _builtins.int
     request_id: _builtins.str
     match_id: _builtins.str
     game_index: _builtins.int
@@ -279,9 +280,13 @@ class Act(_message.Message):
     game: _builtins.str
     seat: _builtins.int
     deadline_ms: _builtins.int
-    """for this move"""
+    """The clock, as it stands when the referee sends this request: what is left of
+    this move's own time, and of the match's time bank (a request sent again after a
+    reconnect carries only what is left; the bank pays once the move's time is out).
+    """
     time_bank_ms: _builtins.int
-    """what is left of the match's time bank"""
+    sent_at_ms: _builtins.int
+    """the referee's wall clock when it sent this (Unix ms)"""
     @_builtins.property
     def observation(self) -> _cards_pb2.Observation: ...
     @_builtins.property
@@ -298,10 +303,11 @@ class Act(_message.Message):
         legal: _abc.Iterable[_cards_pb2.Action] | None = ...,
         deadline_ms: _builtins.int = ...,
         time_bank_ms: _builtins.int = ...,
+        sent_at_ms: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["observation", b"observation"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["deadline_ms", b"deadline_ms", "game", b"game", "game_index", b"game_index", "legal", b"legal", "match_id", b"match_id", "observation", b"observation", "request_id", b"request_id", "seat", b"seat", "time_bank_ms", b"time_bank_ms"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deadline_ms", b"deadline_ms", "game", b"game", "game_index", b"game_index", "legal", b"legal", "match_id", b"match_id", "observation", b"observation", "request_id", b"request_id", "seat", b"seat", "sent_at_ms", b"sent_at_ms", "time_bank_ms", b"time_bank_ms"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -17,6 +17,8 @@ LEGAL = [str(action) for action in STATE.legal_actions(SEAT)]
 
 def act(deadline_ms: int) -> pb.Act:
     return pb.Act(
+        time_bank_ms=4500,
+        sent_at_ms=1_700_000_000_250,
         request_id="r1",
         match_id="m1",
         game="golden10",
@@ -32,8 +34,10 @@ def test_a_turn_carries_the_observation_the_choices_and_the_deadline() -> None:
     assert (turn.game, turn.seat, turn.players, turn.legal) == ("golden10", SEAT, 4, tuple(LEGAL))
     assert turn.observation == orjson.loads(orjson.dumps(STATE.observation(SEAT)))
     assert turn.observation is turn.observation  # decoded once, on first use
-    assert turn.deadline_s == 0.25
+    assert (turn.deadline_s, turn.time_bank_s, turn.sent_at) == (0.25, 4.5, 1_700_000_000.25)
 
 
-def test_no_deadline_is_none() -> None:
-    assert turn_from(act(0)).deadline_s is None
+def test_a_move_whose_own_time_ran_out_still_has_a_clock() -> None:
+    # Sent again after a reconnect, past the move's own time: the bank is what is left.
+    turn = turn_from(act(0))
+    assert (turn.deadline_s, turn.time_bank_s) == (0.0, 4.5)

@@ -379,3 +379,21 @@ def test_notices_and_errors_have_their_messages() -> None:
     assert list(end_of_match.match_end.result.forfeits) == ["b"]
     assert end_of_match.match_end.result.games[0].seed == 5
     assert end_of_match.match_end.result.games[0].seed_decimal == "5"
+
+
+def test_an_act_carries_what_is_left_of_its_clock_when_it_is_sent() -> None:
+    state = games.get("golden10").new_game(3, 1)
+    seat = state.to_act()[0]
+    legal = tuple(str(action) for action in state.legal_actions(seat))
+    request = ActRequest(
+        "r1", "m1", 0, "golden10", seat, 3, state.observation(seat), legal, 300, 1200, 1000.0
+    )
+    first = wire.referee_message(request, now=1000.0).act
+    assert (first.deadline_ms, first.time_bank_ms, first.sent_at_ms) == (300, 1200, 1_000_000)
+    # Sent again after a reconnect: the move's own time goes first...
+    again = wire.referee_message(request, now=1000.1).act
+    assert (again.deadline_ms, again.time_bank_ms, again.sent_at_ms) == (200, 1200, 1_000_100)
+    # ...then the bank pays for the overrun, down to nothing.
+    late = wire.referee_message(request, now=1000.5).act
+    assert (late.deadline_ms, late.time_bank_ms) == (0, 1000)
+    assert request.clock_left(1010.0) == (0, 0)
