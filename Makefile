@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test lint typecheck imports pytest smoke demo bench clean proto
+.PHONY: test lint typecheck imports buf proto-release pytest smoke demo bench clean proto
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # pytest last, so that its summary closes the output.
-test: lint typecheck imports smoke pytest
+test: lint typecheck imports buf smoke pytest
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -24,6 +24,21 @@ typecheck: $(STAMP)
 
 imports: $(STAMP)
 	$(BIN)/lint-imports
+
+# The protocol's checks with buf (from npm, pinned by tools/buf/package-lock.json): lint
+# (buf.yaml), and no breaking change against the last release's protocol, kept as a buf
+# image in tools/buf/release.json (`make proto-release` moves it to proto/ as it is now).
+BUF := tools/buf/node_modules/.bin/buf
+$(BUF): tools/buf/package-lock.json
+	npm ci --prefix tools/buf --no-audit --no-fund --loglevel=error
+	touch $(BUF)
+
+buf: $(BUF)
+	$(BUF) lint
+	$(BUF) breaking --against tools/buf/release.json
+
+proto-release: $(BUF)
+	$(BUF) build --exclude-source-info -o tools/buf/release.json
 
 # pytest exits 5 when it collects no test; make fails on any non-zero status.
 pytest: $(STAMP)
