@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test lint typecheck imports buf proto-release pytest smoke demo bench clean proto
+.PHONY: test lint typecheck imports buf proto-release pytest smoke demo example-node bench clean proto
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -52,6 +52,11 @@ smoke:
 
 demo: $(STAMP)
 	$(BIN)/arena demo
+
+# The Node.js starter bot (examples/node) in one goodge match against three rules bots,
+# on a referee of its own (REFEREE=host:port for a running one); prints the match JSON.
+example-node: $(STAMP)
+	$(BIN)/python -m tools.example_node $(if $(REFEREE),--referee $(REFEREE))
 
 bench: $(STAMP)
 	$(BIN)/python bench/engines.py
