@@ -13,9 +13,9 @@ RUN python -m venv /opt/arena
 WORKDIR /src
 # .dockerignore lets in only what the package needs.
 COPY . .
-# A plain install, no -e and no extras: `make smoke` checks that `arena` starts from the same.
+# The server install (no -e, no dev tools): `make smoke` checks that `arena` starts from the same.
 RUN /opt/arena/bin/pip install --upgrade "pip>=23" \
- && /opt/arena/bin/pip install .
+ && /opt/arena/bin/pip install '.[server]'
 
 # Run: the virtualenv only, as an unprivileged user.
 FROM ${PYTHON_IMAGE}

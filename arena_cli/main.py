@@ -49,6 +49,31 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+SERVER_MODULES = frozenset(
+    {
+        "alembic",
+        "celery",
+        "fastapi",
+        "grpc_reflection",
+        "hiredis",
+        "jinja2",
+        "kombu",
+        "markupsafe",
+        "numpy",
+        "prometheus_client",
+        "psycopg",
+        "pydantic",
+        "redis",
+        "rich",
+        "scipy",
+        "sqlalchemy",
+        "starlette",
+        "uvicorn",
+    }
+)
+"""What the `server` extra brings (pyproject.toml): a bot author's base install lacks them."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run `arena`; bad input is reported on stderr with exit status 2."""
     parser = build_parser()
@@ -57,6 +82,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.run(args))
     except ValueError as error:
         parser.exit(2, f"arena {args.command}: error: {error}\n")
+    except ModuleNotFoundError as error:
+        missing = (error.name or "").partition(".")[0]
+        if missing not in SERVER_MODULES:
+            raise
+        parser.exit(
+            2,
+            f"arena {args.command}: needs the server install (module {missing} is missing): "
+            "pip install 'card-arena[server]'\n",
+        )
     except Exception as error:
         # Only a command that imported grpc can raise its errors; the others need not load it.
         if "grpc" not in sys.modules:

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# `make smoke`: install the project as production does and check that `arena` starts.
+# `make smoke`: install the project as production and as a bot author do, and check both.
 #
-# The Dockerfile runs a plain `pip install .` (no -e, no extras) on the files
+# The Dockerfile runs `pip install '.[server]'` (no -e, no dev tools) on the files
 # .dockerignore lets in; this does the same into a new virtualenv, so a runtime
 # import that only the dev tools bring in, or a package the image leaves out,
-# fails here. The checks run with that virtualenv's Python (tools/smoke_checks.py).
+# fails here. Then a plain `pip install .` (the base: engines, protocol, bot SDK) into
+# another, whose bots play on the first one's referee. The checks run with each
+# virtualenv's own Python (tools/smoke_checks.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=${PYTHON:-python3}
@@ -25,8 +27,14 @@ sed -n 's|^\*\*/\(.*\)|\1|p' .dockerignore | while read -r pattern; do
   find "$context" -name "$pattern" -prune -exec rm -rf {} +
 done
 
-"$python" -m venv "$work/venv"
-"$work/venv/bin/python" -m pip install --quiet --upgrade "pip>=23"
-"$work/venv/bin/python" -m pip install --quiet "$context"
-# -I: only the plain virtualenv's packages are importable (no script folder, no PYTHON* variables).
-"$work/venv/bin/python" -I tools/smoke_checks.py "$work"
+# The server install (what the image runs) and the base install (a bot author's), each in
+# a new virtualenv. -I: only that virtualenv's packages are importable (no script folder, no
+# PYTHON* variables).
+"$python" -m venv "$work/server"
+"$work/server/bin/python" -m pip install --quiet --upgrade "pip>=23"
+"$work/server/bin/python" -m pip install --quiet "$context[server]"
+"$work/server/bin/python" -I tools/smoke_checks.py server "$work"
+"$python" -m venv "$work/base"
+"$work/base/bin/python" -m pip install --quiet --upgrade "pip>=23"
+"$work/base/bin/python" -m pip install --quiet "$context"
+"$work/base/bin/python" -I tools/smoke_checks.py base "$work" "$work/server/bin/arena"

@@ -644,7 +644,7 @@ def test_dockerfile_builds_one_non_root_image_for_every_role() -> None:
     (user,) = re.findall(r"^USER\s+(\S+)", text, re.M)
     assert user.split(":")[0].isdigit() and user.split(":")[0] != "0"
     assert re.search(r'^ENTRYPOINT \["arena"\]$', text, re.M)
-    assert "pip install ." in text
+    assert "pip install '.[server]'" in text  # every role needs the server extra
     ignore = [
         line.strip()
         for line in (ROOT / ".dockerignore").read_text().splitlines()
