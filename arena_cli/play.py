@@ -40,12 +40,24 @@ class PlayedGame:
         }
 
 
-def bot_names_for(names: Sequence[str], players: int | None) -> tuple[str, ...]:
-    """One bot name per seat: a single name fills every seat."""
+TABLE_SIZE = 4
+"""Seats when neither --players nor several --bots say: a table of four, within the game's range."""
+
+
+def default_players(spec: games.GameSpec) -> int:
+    """The table a game is played at when the command names no size."""
+    return max(spec.min_players, min(spec.max_players, TABLE_SIZE))
+
+
+def bot_names_for(
+    names: Sequence[str], players: int | None, spec: games.GameSpec
+) -> tuple[str, ...]:
+    """One bot name per seat: a single name fills every seat (of the default table if
+    --players is not given)."""
+    if len(names) == 1:
+        return tuple(names) * (players or default_players(spec))
     if players is None:
         players = len(names)
-    if len(names) == 1:
-        return tuple(names) * players
     if len(names) != players:
         raise ValueError(
             f"--bots names {len(names)} bots for {players} players; give one per seat or one for all"
@@ -69,13 +81,13 @@ def table(played: PlayedGame) -> str:
         f"{spec.title} — {summary['players']} players, seed {summary['seed']}, "
         f"{summary['rounds']} rounds, {summary['actions']} actions "
         f"({'highest' if spec.higher_is_better else 'lowest'} score wins)",
-        f"  {'seat':>4}  {'bot':<10} {'score':>6}  {'rank':>4}",
     ]
+    width = max(10, *(len(name) for name in summary["bots"]))
+    lines.append(f"  {'seat':>4}  {'bot':<{width}} {'score':>6}  {'rank':>4}")
     order = sorted(range(summary["players"]), key=lambda seat: (summary["ranks"][seat], seat))
     for seat in order:
-        lines.append(
-            f"  {seat:>4}  {summary['bots'][seat]:<10} {summary['scores'][seat]:>6}  {summary['ranks'][seat]:>4}"
-        )
+        bot, score, rank = summary["bots"][seat], summary["scores"][seat], summary["ranks"][seat]
+        lines.append(f"  {seat:>4}  {bot:<{width}} {score:>6}  {rank:>4}")
     return "\n".join(lines)
 
 
@@ -88,12 +100,16 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
     parser.add_argument("game", choices=games.names(), help="the game to play")
     parser.add_argument(
-        "--players", type=int, help="number of players (default: one per --bots name)"
+        "--players",
+        type=int,
+        help=f"number of players (default: one per --bots name, or {TABLE_SIZE} within the "
+        "game's range for one name)",
     )
     parser.add_argument(
         "--bots",
-        default="random",
-        help="comma-separated bots, one per seat or one for all: random, rules or module:Class; default random",
+        default="rules",
+        help="comma-separated bots, one per seat or one for all: random, rules, search or "
+        "module:Class (default rules at every seat)",
     )
     parser.add_argument(
         "--seed", type=int, default=1, help="seed of the deal and the bots (default 1)"
@@ -112,7 +128,7 @@ def run_play(args: argparse.Namespace) -> int:
     """Play the game that `args` describe and print it."""
     spec = games.get(args.game)
     names = bot_names_for(
-        [name.strip() for name in args.bots.split(",") if name.strip()], args.players
+        [name.strip() for name in args.bots.split(",") if name.strip()], args.players, spec
     )
     spec.check_players(len(names))
     options = spec.resolve_options(games.parse_option_pairs(args.option), len(names))

@@ -123,3 +123,21 @@ def test_a_bad_environment_value_is_a_usage_error_of_its_command_only() -> None:
         timeout=60,
     )
     assert play.returncode == 0, play.stderr
+
+
+@pytest.mark.parametrize("game", ["goodge", "golden10", "goof"])
+def test_play_with_only_the_game_fills_a_table_of_rules_bots(game: str) -> None:
+    done = arena(
+        "play", game, "--json", "--option", "rounds=1" if game != "goodge" else "max_rounds=1"
+    )
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["bots"] == ["rules"] * 4
+
+
+def test_play_table_fits_long_bot_names() -> None:
+    done = arena("play", "goodge", "--players", "3", "--bots", "bots.random_bot:RandomBot")
+    assert done.returncode == 0, done.stderr
+    header, *seats = done.stdout.splitlines()[1:]
+    score_end = header.index("score") + len("score")
+    assert all(row[score_end - 1].isdigit() for row in seats), done.stdout
