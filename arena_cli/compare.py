@@ -12,16 +12,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import signal
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import bots
 import games
 from arena_cli.env import add_env_option, add_rules_option
+from arena_cli.progress import progress, wanted
 from bots.local import play_rotations
 
 if TYPE_CHECKING:
@@ -60,7 +61,8 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="rate bots against each other: duplicate games in this process (no server)",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="example: arena compare golden10 --bots random,rules,search,rules --deals 100",
+        epilog="example: arena compare golden10 --bots random,rules,search,rules --deals 10 "
+        "--search-budget 0.03 (about a minute; Ctrl-C rates the deals that finished)",
     )
     parser.add_argument("game", choices=games.names(), help="the game to play")
     parser.add_argument(
@@ -101,17 +103,18 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 
 def _ignore_sigint() -> None:
-    # Ctrl-C is the parent's to handle: it stops the pool and says so once.
+    # Ctrl-C is the parent's to handle: it stops the pool (terminating the deals being
+    # played) and rates what finished.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _deal(job: tuple[str, list[str], int, dict[str, object], float]) -> list[list[int]]:
+def _deal(job: tuple[str, list[str], int, dict[str, object], float]) -> tuple[int, list[list[int]]]:
     game, names, seed, options, budget = job
-    return play_rotations(game, names, seed, options, search_budget_s=budget)
+    return seed, play_rotations(game, names, seed, options, search_budget_s=budget)
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    """Play the deals, print the table."""
+    """Play the deals, print the table (of the deals that finished, after Ctrl-C)."""
     from ladder.ratings import plackett_luce  # scipy: loaded only to rate
 
     spec = games.get(args.game)
@@ -126,27 +129,34 @@ def run_compare(args: argparse.Namespace) -> int:
         for seed in range(args.first_seed, args.first_seed + args.deals)
     ]
     started = time.perf_counter()
+    deals: dict[int, list[list[int]]] = {}
+    interrupted = False
+    pool = multiprocessing.Pool(min(args.jobs, args.deals), initializer=_ignore_sigint)
+    try:
+        with progress(f"{args.game} deals", args.deals, wanted(args.json)) as advance:
+            for seed, deal in pool.imap_unordered(_deal, jobs):
+                deals[seed] = deal
+                for ranks in deal if args.verbose else ():
+                    row = {"deal": seed - args.first_seed + 1, "seed": seed}
+                    row["ranks"] = dict(zip(labels, ranks, strict=True))
+                    print(json.dumps(row), flush=True)
+                advance()
+        pool.close()
+    except KeyboardInterrupt:
+        interrupted = True
+        pool.terminate()
+    pool.join()
+    # In the order of the seeds, whatever order the deals finished in: the same table.
     rankings: list[Ranking] = []
     clusters: list[int] = []
-    pool = ProcessPoolExecutor(max_workers=min(args.jobs, args.deals), initializer=_ignore_sigint)
-    try:
-        for number, deal in enumerate(pool.map(_deal, jobs), start=1):
-            for ranks in deal:
-                rankings.append(list(enumerate(ranks)))
-                clusters.append(number)
-                if args.verbose:
-                    print(
-                        json.dumps({"deal": number, "ranks": dict(zip(labels, ranks, strict=True))})
-                    )
-            if sys.stderr.isatty():
-                print(f"\rdeal {number}/{args.deals}", end="", file=sys.stderr, flush=True)
-    except KeyboardInterrupt:
-        pool.shutdown(wait=False, cancel_futures=True)
-        print(f"\ninterrupted after {len(set(clusters))} deals", file=sys.stderr)
-        return 130
-    pool.shutdown()
-    if sys.stderr.isatty():
-        print(file=sys.stderr)
+    for seed in sorted(deals):
+        rankings += [list(enumerate(ranks)) for ranks in deals[seed]]
+        clusters += [seed] * len(deals[seed])
+    played = len(deals)
+    if interrupted:
+        print(f"interrupted after {played} of {args.deals} deals", file=sys.stderr)
+        if not played:
+            return 130
     fit = plackett_luce(len(labels), rankings, clusters=clusters)
     ordered = sorted(zip(labels, fit.items, strict=True), key=lambda pair: -pair[1].rating)
     table = [
@@ -162,15 +172,16 @@ def run_compare(args: argparse.Namespace) -> int:
     report: dict[str, Any] = {
         "game": args.game,
         "players": len(names),
-        "deals": args.deals,
+        "deals": played,
         "first_seed": args.first_seed,
         "games": len(rankings),
         "search_budget_s": args.search_budget,
         "seconds": round(time.perf_counter() - started, 1),
+        "interrupted": interrupted,
         "table": table,
     }
     print(json.dumps(report) if args.json else compare_text(report))
-    return 0
+    return 130 if interrupted else 0
 
 
 def compare_text(report: dict[str, Any]) -> str:
@@ -180,9 +191,11 @@ def compare_text(report: dict[str, Any]) -> str:
         if any(row["bot"].partition("#")[0] == "search" for row in report["table"])
         else ""
     )
+    stopped = " (interrupted: the deals that finished)" if report.get("interrupted") else ""
     lines = [
         f"{report['game']}, {report['players']} players: {report['deals']} deals from seed "
-        f"{report['first_seed']}, {report['games']} games in {report['seconds']:.0f} s{budget}",
+        f"{report['first_seed']}, {report['games']} games in {report['seconds']:.0f} s"
+        f"{budget}{stopped}",
         "",
         "| bot | rating | 95% interval | games |",
         "| --- | --- | --- | --- |",

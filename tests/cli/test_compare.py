@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import pty
+import select
+import signal
 import subprocess
 import sys
+import time
 
 ARENA = [sys.executable, "-m", "arena_cli.main"]
 
@@ -63,3 +68,65 @@ def test_bad_input_is_a_usage_error() -> None:
         done = arena(*args)
         assert done.returncode == 2, (args, done.stdout)
         assert message in done.stderr, (args, done.stderr)
+
+
+def on_a_terminal(*args: str) -> tuple[subprocess.Popen[bytes], int]:
+    """`arena ARGS...` with stderr on a pseudo-terminal (as a user runs it); its fd to read."""
+    reader, writer = pty.openpty()
+    process = subprocess.Popen(
+        [*ARENA, *args], stdout=subprocess.PIPE, stderr=writer, stdin=subprocess.DEVNULL
+    )
+    os.close(writer)
+    return process, reader
+
+
+def read_until(fd: int, wanted: bytes, timeout_s: float) -> bytes:
+    """What the terminal showed until `wanted` appeared (or the time ran out)."""
+    seen = b""
+    deadline = time.monotonic() + timeout_s
+    while wanted not in seen and time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.5)
+        if ready:
+            try:
+                seen += os.read(fd, 4096)
+            except OSError:  # the process closed the terminal
+                break
+    return seen
+
+
+def test_progress_shows_on_a_terminal_and_ctrl_c_prints_what_finished() -> None:
+    # Slow deals (the search bot thinks 0.05 s a move), far more than can finish.
+    process, terminal = on_a_terminal(
+        *("compare", "golden10", "--bots", "search,rules,random", "--deals", "400"),
+        *("--search-budget", "0.05", "--option", "rounds=1", "--jobs", "2"),
+    )
+    try:
+        shown = read_until(terminal, b"2/400", 120)
+        assert b"golden10 deals" in shown and b"left" in shown, shown[-500:]
+        process.send_signal(signal.SIGINT)
+        stopped = time.monotonic()
+        out, _ = process.communicate(timeout=60)
+        # Within a second or so on a quiet machine: the deals being played are terminated.
+        assert time.monotonic() - stopped < 15
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(terminal)
+    assert process.returncode == 130
+    text = out.decode()
+    assert "(interrupted: the deals that finished)" in text
+    assert "| search |" in text and "| rules |" in text, text
+
+
+def test_no_progress_with_json_even_on_a_terminal() -> None:
+    process, terminal = on_a_terminal(
+        "compare", "golden10", "--bots", "rules,random,random", "--deals", "3", "--json"
+    )
+    try:
+        out, _ = process.communicate(timeout=120)
+        shown = read_until(terminal, b"deals", 1)
+    finally:
+        os.close(terminal)
+    assert process.returncode == 0
+    assert b"golden10 deals" not in shown
+    assert json.loads(out)["deals"] == 3
