@@ -55,7 +55,7 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     add_broker(parser)
     add_referee(parser)
     add_admin_token(parser)
-    add_settings(parser, WorkerSettings, "metrics_port")
+    add_settings(parser, WorkerSettings, "metrics_port", "metrics_host")
     parser.add_argument("--loglevel", default="INFO", help="log level (default INFO)")
     parser.set_defaults(run=run_worker)
 
@@ -74,6 +74,9 @@ def run_worker(args: argparse.Namespace) -> int:
         created_dir = tempfile.mkdtemp(prefix="arena-worker-metrics-")
         os.environ[MULTIPROC_ENV] = created_dir
     app = make_app(settings=worker_settings(args, metrics_port=args.metrics_port))
+    if args.metrics_port:
+        # Before the worker starts: a port already taken stops it with one line.
+        app.metrics.serve(args.metrics_host, args.metrics_port)
     argv = [
         "worker",
         f"--pool={args.pool}",

@@ -170,6 +170,17 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
     )
 
 
+def serve_metrics(host: str, port: int, metrics: RefereeMetrics) -> None:
+    """Serve /metrics on host:port; a port already taken is an error that names it."""
+    try:
+        start_http_server(port, addr=host, registry=metrics.registry)
+    except OSError as error:
+        raise ValueError(
+            f"cannot serve metrics on {host}:{port}: {error.strerror or error} "
+            "(another process has it? --metrics-port 0 for none)"
+        ) from None
+
+
 async def serve(settings: RefereeSettings) -> int:
     """Run a referee until SIGTERM or SIGINT; exit status 0 after a clean stop."""
     # Before the metrics port opens: a referee refused its settings never listens.
@@ -177,15 +188,15 @@ async def serve(settings: RefereeSettings) -> int:
     metrics = RefereeMetrics.create()
     host = settings.listen.rsplit(":", 1)[0]
     if settings.metrics_port:
-        # A loopback referee keeps its metrics on loopback too.
-        addr = host.strip("[]") if settings.loopback else "0.0.0.0"
-        start_http_server(settings.metrics_port, addr=addr, registry=metrics.registry)
+        serve_metrics(settings.metrics_host, settings.metrics_port, metrics)
     referee = await start(settings, metrics)
     log.info(
-        "referee listening on %s:%d (metrics on :%s, registration %s)",
+        "referee listening on %s:%d (%s, registration %s)",
         host,
         referee.port,
-        settings.metrics_port or "off",
+        f"metrics on {settings.metrics_host}:{settings.metrics_port}"
+        if settings.metrics_port
+        else "no metrics",
         "open" if settings.registration_is_open else "admin only",
     )
     stop = asyncio.Event()

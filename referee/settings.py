@@ -55,6 +55,13 @@ class RefereeSettings:
         help="Prometheus /metrics port, 0 for none",
         parse=int,
     )
+    metrics_host: str = setting(
+        "127.0.0.1",
+        env="REFEREE_METRICS_HOST",
+        flag="--metrics-host",
+        help="address /metrics listens on (0.0.0.0 for every interface, as a pod needs)",
+        metavar="HOST",
+    )
     admin_token: str | None = setting(None, ADMIN_TOKEN)
     open_registration: bool | None = setting(
         None,

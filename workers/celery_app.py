@@ -134,8 +134,6 @@ def _connect_signals(app: ArenaCelery) -> None:
         if getattr(sender, "app", None) is not app:
             return
         migrate(app.settings.database_url)
-        if app.settings.metrics_port:
-            app.metrics.serve(app.settings.metrics_port)
 
     def on_beat_init(sender: Any = None, **_: Any) -> None:
         if getattr(sender, "app", None) is app:

@@ -92,10 +92,19 @@ class WorkerMetrics:
             return registry
         return self.registry
 
-    def serve(self, port: int) -> Any:
-        """Serve /metrics on `port` (all interfaces) from a daemon thread."""
-        server = prometheus_client.start_http_server(port, registry=self.serving_registry())
-        log.info("worker metrics on :%d/metrics", port)
+    def serve(self, host: str, port: int) -> Any:
+        """Serve /metrics on host:port from a daemon thread; a port already taken is an
+        error that names it (a second worker on one machine needs another port)."""
+        try:
+            server = prometheus_client.start_http_server(
+                port, addr=host, registry=self.serving_registry()
+            )
+        except OSError as error:
+            raise ValueError(
+                f"cannot serve metrics on {host}:{port}: {error.strerror or error} "
+                "(another worker has it? --metrics-port for another, 0 for none)"
+            ) from None
+        log.info("worker metrics on %s:%d/metrics", host, port)
         return server
 
 

@@ -64,6 +64,13 @@ class WorkerSettings:
         parse=int,
         metavar="PORT",
     )
+    metrics_host: str = setting(
+        "127.0.0.1",
+        env="WORKER_METRICS_HOST",
+        flag="--metrics-host",
+        help="address /metrics listens on (0.0.0.0 for every interface, as a pod needs)",
+        metavar="HOST",
+    )
     ladder_interval_s: float = setting(
         30.0,
         env="LADDER_INTERVAL_S",
