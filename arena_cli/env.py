@@ -49,13 +49,28 @@ def add_env_option(
     fallback = None if default is None else str(default)
     parser.add_argument(
         flag,
-        type=type,
+        type=_with_reason(type),
         default=env(name, fallback),
         help=f"{help} (env ARENA_{name}"
         + ("" if default is None else f"; default {default}")
         + ")",
         **extra,
     )
+
+
+def _with_reason(parse: Callable[[str], object]) -> Callable[[str], object]:
+    """`parse`, its ValueError's own message shown by argparse (which would otherwise say
+    only "invalid VALUE"); the built-in conversions keep argparse's wording."""
+    if parse in (str, int, float):
+        return parse
+
+    def convert(text: str) -> object:
+        try:
+            return parse(text)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    return convert
 
 
 def add_spec(

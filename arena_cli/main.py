@@ -8,6 +8,7 @@ runs, so `arena --help` stays quick.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -91,25 +92,45 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"arena {args.command}: needs the server install (module {missing} is missing): "
             "pip install 'card-arena[server]'\n",
         )
+    except BrokenPipeError:
+        # The reader went away (`arena ... | head`): not an error of ours. Later writes,
+        # Python's own flush at exit among them, go nowhere.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except Exception as error:
-        # Only a command that imported grpc can raise its errors; the others need not load it.
-        if "grpc" not in sys.modules:
+        message = _one_line(error)
+        if message is None:
             raise
+        parser.exit(1, f"arena {args.command}: {message}\n")
+
+
+def _one_line(error: Exception) -> str | None:
+    """What to say of an error of a service the command talks to (the referee, the
+    database), or None for any other error: a bug, whose traceback is wanted."""
+    # Only a command that imported grpc or SQLAlchemy can raise their errors; the others
+    # need not load them (a base install has no SQLAlchemy).
+    if "grpc" in sys.modules:
         import grpc
 
-        if not isinstance(error, grpc.RpcError):
-            raise
-        # grpc.aio errors are not grpc.Call objects but have the same accessors.
-        if isinstance(error, grpc.Call | grpc.aio.AioRpcError):
-            code, details = error.code(), error.details()
-        else:
-            code, details = None, str(error)
-        hint = (
-            " (is the referee running? see --referee)"
-            if code == grpc.StatusCode.UNAVAILABLE
-            else ""
-        )
-        parser.exit(1, f"arena {args.command}: {code.name if code else 'error'}: {details}{hint}\n")
+        if isinstance(error, grpc.RpcError):
+            # grpc.aio errors are not grpc.Call objects but have the same accessors.
+            if isinstance(error, grpc.Call | grpc.aio.AioRpcError):
+                code, details = error.code(), error.details()
+            else:
+                code, details = None, str(error)
+            hint = (
+                " (is the referee running? see --referee)"
+                if code == grpc.StatusCode.UNAVAILABLE
+                else ""
+            )
+            return f"{code.name if code else 'error'}: {details}{hint}"
+    if "sqlalchemy" in sys.modules:
+        from sqlalchemy.exc import OperationalError
+
+        if isinstance(error, OperationalError):
+            reason = str(error.orig or error).strip().splitlines()[0]
+            return f"cannot use the database: {reason} (see --db)"
+    return None
 
 
 if __name__ == "__main__":

@@ -56,7 +56,32 @@ def setting(
 # Settings that several processes and commands share, declared once here.
 DEFAULT_DATABASE_URL = "sqlite:///arena.db"
 DEFAULT_REFEREE = "127.0.0.1:50051"
-DATABASE = Setting("DATABASE_URL", "--db", "SQLAlchemy database URL", metavar="URL")
+
+
+def database_url(text: str) -> str:
+    """A database URL as the store opens it: SQLite, or PostgreSQL through psycopg.
+
+    `postgres://` and `postgresql://` (as libpq and most hosts write them) mean psycopg,
+    the driver the server install brings; anything else is a ValueError saying what works.
+    """
+    scheme, separator, rest = text.partition("://")
+    if separator and scheme in ("postgres", "postgresql"):
+        return f"postgresql+psycopg://{rest}"
+    if separator and (scheme.startswith("sqlite") or scheme.startswith("postgresql+")):
+        return text
+    raise ValueError(
+        f"{text!r} is not a database URL the store opens: "
+        "sqlite:///FILE or postgresql://USER@HOST[:PORT]/DATABASE"
+    )
+
+
+DATABASE = Setting(
+    "DATABASE_URL",
+    "--db",
+    "database URL: sqlite:///FILE or postgresql://USER@HOST/DATABASE",
+    database_url,
+    metavar="URL",
+)
 REFEREE = Setting("REFEREE", "--referee", "the referee's host:port", metavar="ADDR")
 ADMIN_TOKEN = Setting(
     "ADMIN_TOKEN",

@@ -29,6 +29,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from ladder.fairness import draw_seed
 from ladder.models import BotRow, MatchRow, ReplayRow
 from ladder.records import Bot, Match, MatchRequest, MatchResult, MatchStatus, Replay
+from ladder.settings import DEFAULT_DATABASE_URL, database_url
 
 __all__ = [
     "DEFAULT_DATABASE_URL",
@@ -43,7 +44,6 @@ __all__ = [
     "migrate",
 ]
 
-DEFAULT_DATABASE_URL = "sqlite:///arena.db"
 MIGRATIONS = Path(__file__).with_name("migrations")
 
 
@@ -77,7 +77,7 @@ def migrate(url: str) -> None:
     """Bring the database at `url` to the newest schema (Alembic upgrade head)."""
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
-    config.attributes["url"] = url
+    config.attributes["url"] = database_url(url)
     command.upgrade(config, "head")
 
 
@@ -88,6 +88,7 @@ def sqlite_busy_timeout_s() -> float:
 
 def make_engine(url: str) -> Engine:
     """An engine for `url`; SQLite gets foreign keys and a busy timeout."""
+    url = database_url(url)
     if url.startswith("sqlite"):
         engine = create_engine(
             url, connect_args={"timeout": sqlite_busy_timeout_s(), "check_same_thread": False}
