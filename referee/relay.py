@@ -395,7 +395,7 @@ class Relay:
 
     @staticmethod
     def _expire(session: Session, request_id: str) -> None:
-        future = session.pending.pop(request_id, None)
+        future = session.forget(request_id)
         if future is not None and not future.done():
             future.cancel()
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import json
 import time
 from collections.abc import AsyncIterator
 
@@ -242,7 +241,8 @@ class BotService(pb_grpc.BotServiceServicer):
         if choice == "index":
             delivered = session.answer(Answer(answer.request_id, index=answer.index))
         elif choice == "action":
-            text = wire.action_text(answer.action)
+            seat = session.seats.get(answer.request_id)
+            text = "" if seat is None else wire.action_text(answer.action, seat)
             delivered = session.answer(Answer(answer.request_id, action=text))
         else:
             delivered = session.answer(Answer(answer.request_id))
@@ -279,6 +279,9 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
             )
         try:
             seed = wire.requested_seed(request)
+            # Texts and typed values alike: the game's resolve_options checks them when
+            # the match is started, as it does for the texts alone.
+            options = wire.requested_options(request)
         except ValueError as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(str(error)))
         match_request = MatchRequest(
@@ -287,7 +290,7 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
             players=request.players,
             bot_ids=tuple(request.bot_ids),
             seed=seed,
-            options=dict(request.options),
+            options=options,
             duplicate=request.duplicate,
             deadline_ms=request.deadline_ms or self._settings.default_deadline_ms,
         )
@@ -321,7 +324,7 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
         await self._gate.bound(self._reads, context, "match reads")
         try:
             async for event in self._manager.watch(request.match_id):
-                yield pb.MatchEvent(type=event["type"], json=json.dumps(event))
+                yield wire.event_message(event)
         except NotFound as error:
             await context.abort(grpc.StatusCode.NOT_FOUND, brief(str(error)))
 

@@ -55,6 +55,8 @@ class Session:
     """Wall-clock time it opened: of two sessions of a bot on two replicas, the later wins."""
     outbox: asyncio.Queue[Outgoing | None] = field(default_factory=asyncio.Queue)
     pending: dict[str, asyncio.Future[Answer]] = field(default_factory=dict)
+    seats: dict[str, int] = field(default_factory=dict)
+    """The seat each pending request asks for, to read a typed answer against."""
     closed: bool = False
 
     def send(self, message: Outgoing) -> None:
@@ -66,8 +68,14 @@ class Session:
         """Send an Act request; the future resolves with the bot's answer."""
         future: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
         self.pending[request.request_id] = future
+        self.seats[request.request_id] = request.seat
         self.send(request)
         return future
+
+    def forget(self, request_id: str) -> asyncio.Future[Answer] | None:
+        """Stop waiting for `request_id`; its future, if it was pending."""
+        self.seats.pop(request_id, None)
+        return self.pending.pop(request_id, None)
 
     async def ask(self, request: ActRequest, timeout_s: float) -> Answer | None:
         """The bot's answer; None if the session closed first (the bot may be back elsewhere).
@@ -81,12 +89,12 @@ class Session:
         except SessionClosed:
             return None
         except TimeoutError:
-            self.pending.pop(request.request_id, None)
+            self.forget(request.request_id)
             raise SeatTimeout() from None
 
     def answer(self, answer: Answer) -> bool:
         """Deliver an answer; False if no request of this session has that id."""
-        future = self.pending.pop(answer.request_id, None)
+        future = self.forget(answer.request_id)
         if future is None or future.done():
             return False
         future.set_result(answer)
@@ -101,6 +109,7 @@ class Session:
             if not future.done():
                 future.set_exception(SessionClosed())
         self.pending.clear()
+        self.seats.clear()
         self.outbox.put_nowait(None)
 
 

@@ -12,7 +12,7 @@ not be modified (assigning one into a field copies it).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache, lru_cache
 from typing import Any, assert_never
 
@@ -34,6 +34,7 @@ from games import golden10, goodge, goof
 from games.core import SeatEntry
 from ladder.fairness import parse_seed
 from ladder.records import (
+    EventType,
     Forfeit,
     GameEnd,
     GameStart,
@@ -176,37 +177,65 @@ def _legal_entry(game: str, text: str, seat: int) -> bytes:
     return _entry(pb.Act, "legal", action_message(game, text, seat))
 
 
-def action_text(action: cards.Action) -> str:
-    """The notation of a bot's typed action (its `text` wins when set)."""
+def action_text(action: cards.Action, seat: int) -> str:
+    """The notation of a typed action a bot at `seat` answered (its `text` wins when set).
+
+    Typed fields that contradict each other or the seat (a Goof card from
+    another seat's deck, a card whose `text` is not its suit and rank, the
+    Crown with a suit, a new pile with a pile id) give the notation with what
+    is wrong appended: no legal action reads so, and the strike says why.
+    """
     if action.text:
         return action.text
+    notation, wrong = _typed_action(action, seat)
+    return f"{notation} ({wrong})" if wrong else notation
+
+
+def _card_text_wrong(text: str, expected: str) -> str:
+    return f"card text {text!r} is not {expected!r}" if text and text != expected else ""
+
+
+def _typed_action(action: cards.Action, seat: int) -> tuple[str, str]:
+    """The notation of a typed action, and what in it contradicts the rest ("" if nothing)."""
     which = action.WhichOneof("game")
     if which == "goodge":
         kind = action.goodge.WhichOneof("kind")
         if kind == "bid":
-            return f"bid:{action.goodge.bid}"
+            return f"bid:{action.goodge.bid}", ""
         if kind == "pass_bid":
-            return "pass"
+            return "pass", ""
         if kind == "trump":
-            return "trump:" + GOODGE_LETTERS.get(action.goodge.trump, "?")
+            return "trump:" + GOODGE_LETTERS.get(action.goodge.trump, "?"), ""
         if kind == "card":
             card = action.goodge.card
-            return "CR" if card.crown else f"{card.rank}{GOODGE_LETTERS.get(card.suit, '?')}"
+            if card.crown:
+                return "CR", "the Crown has no suit or rank" if card.suit or card.rank else ""
+            notation = f"{card.rank}{GOODGE_LETTERS.get(card.suit, '?')}"
+            return notation, _card_text_wrong(card.text, notation)
     elif which == "golden10":
         card10 = action.golden10.card
-        return f"{card10.rank}{GOLDEN10_LETTERS.get(card10.colour, '?')}"
+        notation = f"{card10.rank}{GOLDEN10_LETTERS.get(card10.colour, '?')}"
+        return notation, _card_text_wrong(card10.text, notation)
     elif which == "goof":
         goof_kind = action.goof.WhichOneof("kind")
         if goof_kind in ("turn", "wait"):
-            return str(goof_kind)
+            return str(goof_kind), ""
         if goof_kind == "play":
             play = action.goof.play
             rank = play.card.rank
             # Any number comes back as text, for the referee to refuse with it in the message.
             face = goof.RANKS[rank - 1] if 1 <= rank <= len(goof.RANKS) else str(rank)
             face += GOOF_LETTERS.get(play.card.suit, "?")
-            return f"{face}>new" if play.new_pile else f"{face}>p{play.pile}"
-    return ""
+            notation = f"{face}>new" if play.new_pile else f"{face}>p{play.pile}"
+            if play.card.owner != seat:
+                return (
+                    notation,
+                    f"a card from the deck of seat {play.card.owner}, played by seat {seat}",
+                )
+            if play.new_pile and play.pile:
+                return notation, f"a new pile and pile {play.pile} at once"
+            return notation, _card_text_wrong(play.card.text, f"{face}@{seat}")
+    return "", ""
 
 
 # Observations
@@ -594,6 +623,7 @@ def _notice_message(notice: Notice) -> pb.RefereeMessage:
                 seats=notice.seats,
                 options={key: json.dumps(value) for key, value in notice.options.items()},
                 seed_commitment=notice.seed_commitment,
+                option_values={key: option_message(value) for key, value in notice.options.items()},
             )
         )
     if isinstance(notice, GameEnd):
@@ -630,6 +660,7 @@ def _notice_message(notice: Notice) -> pb.RefereeMessage:
 def result_message(result: MatchResult) -> pb.MatchResult:
     """A match result as a message (its `json` field the whole result, as stored)."""
     return pb.MatchResult(
+        entries=entry_results(result),
         scores=result.scores,
         ranks=result.ranks,
         forfeits=result.forfeits,
@@ -646,6 +677,177 @@ def result_message(result: MatchResult) -> pb.MatchResult:
         ],
         json=json.dumps(result.to_json()),
     )
+
+
+def entry_results(result: MatchResult) -> list[pb.EntryResult]:
+    """One EntryResult per entry of the match's bots, in order (a bot entered twice has two).
+
+    Strikes and forfeits are the bot's, so the entries of one bot share them.
+    """
+    entries = []
+    for bot, score, rank in zip(result.bots, result.scores, result.ranks, strict=True):
+        forfeited = bot in result.forfeits
+        entries.append(
+            pb.EntryResult(
+                bot_id=bot,
+                score=score,
+                rank=rank,
+                strikes=result.strikes.get(bot, 0),
+                forfeited=forfeited,
+                forfeit_reason=result.forfeit_reasons.get(bot, "") if forfeited else "",
+            )
+        )
+    return entries
+
+
+# Events
+
+
+def _game_start_event(event: Mapping[str, Any]) -> pb.GameStartEvent:
+    return pb.GameStartEvent(
+        game_index=event["game_index"],
+        seats=event["seats"],
+        seed_commitment=event["seed_commitment"],
+    )
+
+
+def _action_event(event: Mapping[str, Any]) -> pb.ActionEvent:
+    return pb.ActionEvent(
+        game_index=event["game_index"],
+        seat=event["seat"],
+        action=event["action"],
+        ms=event["ms"],  # None leaves it unset: a stand-in played
+    )
+
+
+def _tick_event(event: Mapping[str, Any]) -> pb.TickEvent:
+    return pb.TickEvent(
+        game_index=event["game_index"],
+        moves=[
+            pb.TickMove(seat=seat, action=action, took_effect=took, ms=ms)
+            for seat, action, took, ms in event["moves"]
+        ],
+    )
+
+
+def _strike_event(event: Mapping[str, Any]) -> pb.StrikeEvent:
+    return pb.StrikeEvent(
+        game_index=event["game_index"],
+        seat=event["seat"],
+        bot=event["bot"],
+        reason=event["reason"],
+        strikes=event["strikes"],
+    )
+
+
+def _forfeit_event(event: Mapping[str, Any]) -> pb.ForfeitEvent:
+    return pb.ForfeitEvent(
+        game_index=event["game_index"],
+        seat=event["seat"],
+        bot=event["bot"],
+        reason=event["reason"],
+    )
+
+
+def _game_end_event(event: Mapping[str, Any]) -> pb.GameEndEvent:
+    return pb.GameEndEvent(
+        game_index=event["game_index"], scores=event["scores"], ranks=event["ranks"]
+    )
+
+
+def _match_end_event(event: Mapping[str, Any]) -> pb.MatchEndEvent:
+    return pb.MatchEndEvent(result=result_message(MatchResult.from_json(event["result"])))
+
+
+def _match_aborted_event(event: Mapping[str, Any]) -> pb.MatchAbortedEvent:
+    return pb.MatchAbortedEvent(reason=event["reason"])
+
+
+_EVENTS: dict[EventType, Callable[[Mapping[str, Any]], Message]] = {
+    EventType.GAME_START: _game_start_event,
+    EventType.ACTION: _action_event,
+    EventType.TICK: _tick_event,
+    EventType.STRIKE: _strike_event,
+    EventType.FORFEIT: _forfeit_event,
+    EventType.GAME_END: _game_end_event,
+    EventType.MATCH_END: _match_end_event,
+    EventType.MATCH_ABORTED: _match_aborted_event,
+}
+"""Per event type, its typed message (the `MatchEvent.event` field named as the type)."""
+
+
+def event_message(event: Mapping[str, Any]) -> pb.MatchEvent:
+    """A referee event (`{"type": ..., ...}`) as a MatchEvent: its type, its JSON and
+    the same event typed. An event of another type (`match_running`) has no typed form."""
+    kind = str(event["type"])
+    message = pb.MatchEvent(type=kind, json=json.dumps(event))
+    if kind in _EVENTS:
+        getattr(message, kind).CopyFrom(_EVENTS[EventType(kind)](event))
+    return message
+
+
+# Options
+
+
+def option_message(value: object) -> cards.OptionValue:
+    """A resolved rules option's value in its one typed encoding (shared: do not modify).
+
+    A bool is a flag, an int a number, a text a text; None (an option that is off)
+    sets none of them; one value per seat (Goof's goof_pile) is the text "13,10,13".
+    """
+    if value is None:
+        return _NO_OPTION
+    if isinstance(value, list | tuple):
+        return option_value(",".join(str(item) for item in value))
+    return option_value(value)
+
+
+_NO_OPTION = cards.OptionValue()
+
+
+def option_python(value: cards.OptionValue) -> object:
+    """The Python value of a typed option: the flag, number or text set, or None."""
+    kind = value.WhichOneof("value")
+    return None if kind is None else getattr(value, kind)
+
+
+_OPTION_KINDS = {"flag": "a flag", "number": "a number", "text": "a text", None: "no value"}
+
+
+def requested_options(request: pb.StartMatchRequest) -> dict[str, object]:
+    """The rules options a StartMatch asks for: the texts of `options` and the typed
+    values of `option_values`, as Python values for the game's checks (its
+    `resolve_options`, which reads both).
+
+    ValueError when an option is in both, or when a typed value is not of the kind
+    the option takes (the kind GameStart.option_values gives it: "5" as a text for a
+    number). A value the option refuses anyway is left to `resolve_options`, as are
+    unknown options and games.
+    """
+    both = sorted(set(request.options) & set(request.option_values))
+    if both:
+        raise ValueError(
+            f"option {both[0]} is given in both options and option_values; give it once"
+        )
+    typed = {name: option_python(value) for name, value in request.option_values.items()}
+    if typed and request.game in games.names():
+        known = {option.name: option for option in games.get(request.game).options}
+        for name in sorted(typed):
+            option = known.get(name)
+            if option is None:
+                continue
+            try:
+                resolved = option.coerce(typed[name], request.players)
+            except ValueError:
+                continue
+            want = option_message(resolved).WhichOneof("value")
+            given = request.option_values[name].WhichOneof("value")
+            if given != want:
+                raise ValueError(
+                    f"option {name} takes {_OPTION_KINDS[want]} in option_values, "
+                    f"not {_OPTION_KINDS[given]}"
+                )
+    return {**request.options, **typed}
 
 
 def requested_seed(request: pb.StartMatchRequest) -> int | None:
@@ -691,6 +893,7 @@ def replay_message(match_id: str, replays: Sequence[Replay]) -> pb.Replay:
                 seats=replay.seats,
                 log_json=json.dumps(replay.log),
                 events_json=json.dumps(replay.events),
+                events=[event_message(event) for event in replay.events],
             )
             for replay in replays
         ],

@@ -337,6 +337,27 @@ class GameStart(_message.Message):
         def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
         def WhichOneof(self, oneof_group: _Never) -> None: ...
 
+    @_typing.final
+    class OptionValuesEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        @_builtins.property
+        def value(self) -> _cards_pb2.OptionValue: ...
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _cards_pb2.OptionValue | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["value", b"value"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
     MATCH_ID_FIELD_NUMBER: _builtins.int
     GAME_INDEX_FIELD_NUMBER: _builtins.int
     GAME_FIELD_NUMBER: _builtins.int
@@ -344,6 +365,7 @@ class GameStart(_message.Message):
     SEATS_FIELD_NUMBER: _builtins.int
     OPTIONS_FIELD_NUMBER: _builtins.int
     SEED_COMMITMENT_FIELD_NUMBER: _builtins.int
+    OPTION_VALUES_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     game_index: _builtins.int
     game: _builtins.str
@@ -358,7 +380,17 @@ class GameStart(_message.Message):
         """bot id per seat"""
 
     @_builtins.property
-    def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]: ...
+    def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
+        """Every rules option of the game, each value JSON-encoded ("true", "200",
+        "\\"dealer_50\\""): kept for compatibility, option_values is the encoding.
+        """
+
+    @_builtins.property
+    def option_values(self) -> _containers.MessageMap[_builtins.str, _cards_pb2.OptionValue]:
+        """Every rules option of the game, typed: a flag, a number or a text; none of
+        them set for an option that is off (none); per-seat values as a text "13,10,13".
+        """
+
     def __init__(
         self,
         *,
@@ -369,10 +401,11 @@ class GameStart(_message.Message):
         seats: _abc.Iterable[_builtins.str] | None = ...,
         options: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
         seed_commitment: _builtins.str = ...,
+        option_values: _abc.Mapping[_builtins.str, _cards_pb2.OptionValue] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_index", b"game_index", "match_id", b"match_id", "options", b"options", "seat", b"seat", "seats", b"seats", "seed_commitment", b"seed_commitment"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_index", b"game_index", "match_id", b"match_id", "option_values", b"option_values", "options", b"options", "seat", b"seat", "seats", b"seats", "seed_commitment", b"seed_commitment"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -547,6 +580,27 @@ class StartMatchRequest(_message.Message):
         def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
         def WhichOneof(self, oneof_group: _Never) -> None: ...
 
+    @_typing.final
+    class OptionValuesEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        @_builtins.property
+        def value(self) -> _cards_pb2.OptionValue: ...
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _cards_pb2.OptionValue | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["value", b"value"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
     MATCH_ID_FIELD_NUMBER: _builtins.int
     GAME_FIELD_NUMBER: _builtins.int
     PLAYERS_FIELD_NUMBER: _builtins.int
@@ -556,6 +610,7 @@ class StartMatchRequest(_message.Message):
     SEED_FIELD_NUMBER: _builtins.int
     SEED_DECIMAL_FIELD_NUMBER: _builtins.int
     OPTIONS_FIELD_NUMBER: _builtins.int
+    OPTION_VALUES_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     """chosen by the caller"""
     game: _builtins.str
@@ -574,7 +629,17 @@ class StartMatchRequest(_message.Message):
         """one per seat (rotated when duplicate)"""
 
     @_builtins.property
-    def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]: ...
+    def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
+        """Rules options as texts, as on the command line ("rounds" = "1"): kept for
+        compatibility, option_values is the encoding. An option goes in one of the two.
+        """
+
+    @_builtins.property
+    def option_values(self) -> _containers.MessageMap[_builtins.str, _cards_pb2.OptionValue]:
+        """Rules options, typed as in GameStart.option_values: a flag for a true/false
+        option, a number for a number, a text for a choice; another kind is INVALID_ARGUMENT.
+        """
+
     def __init__(
         self,
         *,
@@ -587,10 +652,11 @@ class StartMatchRequest(_message.Message):
         seed: _builtins.int | None = ...,
         seed_decimal: _builtins.str = ...,
         options: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
+        option_values: _abc.Mapping[_builtins.str, _cards_pb2.OptionValue] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "seed", b"seed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "bot_ids", b"bot_ids", "deadline_ms", b"deadline_ms", "duplicate", b"duplicate", "game", b"game", "match_id", b"match_id", "options", b"options", "players", b"players", "seed", b"seed", "seed_decimal", b"seed_decimal"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "bot_ids", b"bot_ids", "deadline_ms", b"deadline_ms", "duplicate", b"duplicate", "game", b"game", "match_id", b"match_id", "option_values", b"option_values", "options", b"options", "players", b"players", "seed", b"seed", "seed_decimal", b"seed_decimal"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
@@ -677,6 +743,7 @@ class MatchResult(_message.Message):
     FORFEITS_FIELD_NUMBER: _builtins.int
     GAMES_FIELD_NUMBER: _builtins.int
     JSON_FIELD_NUMBER: _builtins.int
+    ENTRIES_FIELD_NUMBER: _builtins.int
     json: _builtins.str
     """the whole result as JSON"""
     @_builtins.property
@@ -689,6 +756,10 @@ class MatchResult(_message.Message):
     def forfeits(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
     @_builtins.property
     def games(self) -> _containers.RepeatedCompositeFieldContainer[Global___GameResult]: ...
+    @_builtins.property
+    def entries(self) -> _containers.RepeatedCompositeFieldContainer[Global___EntryResult]:
+        """one per entry of bot_ids, in order"""
+
     def __init__(
         self,
         *,
@@ -697,14 +768,55 @@ class MatchResult(_message.Message):
         forfeits: _abc.Iterable[_builtins.str] | None = ...,
         games: _abc.Iterable[Global___GameResult] | None = ...,
         json: _builtins.str = ...,
+        entries: _abc.Iterable[Global___EntryResult] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["forfeits", b"forfeits", "games", b"games", "json", b"json", "ranks", b"ranks", "scores", b"scores"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["entries", b"entries", "forfeits", b"forfeits", "games", b"games", "json", b"json", "ranks", b"ranks", "scores", b"scores"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___MatchResult: _TypeAlias = MatchResult  # noqa: Y015
+
+@_typing.final
+class EntryResult(_message.Message):
+    """One entry of a match's bot_ids (a bot entered twice has two entries)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BOT_ID_FIELD_NUMBER: _builtins.int
+    SCORE_FIELD_NUMBER: _builtins.int
+    RANK_FIELD_NUMBER: _builtins.int
+    STRIKES_FIELD_NUMBER: _builtins.int
+    FORFEITED_FIELD_NUMBER: _builtins.int
+    FORFEIT_REASON_FIELD_NUMBER: _builtins.int
+    bot_id: _builtins.str
+    score: _builtins.int
+    """summed over the match's games"""
+    rank: _builtins.int
+    """1 is best; forfeiting bots share the last rank"""
+    strikes: _builtins.int
+    """the bot's strikes in the match"""
+    forfeited: _builtins.bool
+    forfeit_reason: _builtins.str
+    """why it forfeited; "" unless forfeited"""
+    def __init__(
+        self,
+        *,
+        bot_id: _builtins.str = ...,
+        score: _builtins.int = ...,
+        rank: _builtins.int = ...,
+        strikes: _builtins.int = ...,
+        forfeited: _builtins.bool = ...,
+        forfeit_reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_id", b"bot_id", "forfeit_reason", b"forfeit_reason", "forfeited", b"forfeited", "rank", b"rank", "score", b"score", "strikes", b"strikes"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___EntryResult: _TypeAlias = EntryResult  # noqa: Y015
 
 @_typing.final
 class GameResult(_message.Message):
@@ -751,23 +863,313 @@ class MatchEvent(_message.Message):
 
     TYPE_FIELD_NUMBER: _builtins.int
     JSON_FIELD_NUMBER: _builtins.int
+    GAME_START_FIELD_NUMBER: _builtins.int
+    ACTION_FIELD_NUMBER: _builtins.int
+    TICK_FIELD_NUMBER: _builtins.int
+    STRIKE_FIELD_NUMBER: _builtins.int
+    FORFEIT_FIELD_NUMBER: _builtins.int
+    GAME_END_FIELD_NUMBER: _builtins.int
+    MATCH_END_FIELD_NUMBER: _builtins.int
+    MATCH_ABORTED_FIELD_NUMBER: _builtins.int
     type: _builtins.str
     """game_start, action, tick, strike, forfeit, game_end, match_end, match_aborted"""
     json: _builtins.str
-    """the event (docs/protocol.md)"""
+    """the event as JSON (docs/protocol.md)"""
+    @_builtins.property
+    def game_start(self) -> Global___GameStartEvent: ...
+    @_builtins.property
+    def action(self) -> Global___ActionEvent: ...
+    @_builtins.property
+    def tick(self) -> Global___TickEvent: ...
+    @_builtins.property
+    def strike(self) -> Global___StrikeEvent: ...
+    @_builtins.property
+    def forfeit(self) -> Global___ForfeitEvent: ...
+    @_builtins.property
+    def game_end(self) -> Global___GameEndEvent: ...
+    @_builtins.property
+    def match_end(self) -> Global___MatchEndEvent: ...
+    @_builtins.property
+    def match_aborted(self) -> Global___MatchAbortedEvent: ...
     def __init__(
         self,
         *,
         type: _builtins.str = ...,
         json: _builtins.str = ...,
+        game_start: Global___GameStartEvent | None = ...,
+        action: Global___ActionEvent | None = ...,
+        tick: Global___TickEvent | None = ...,
+        strike: Global___StrikeEvent | None = ...,
+        forfeit: Global___ForfeitEvent | None = ...,
+        game_end: Global___GameEndEvent | None = ...,
+        match_end: Global___MatchEndEvent | None = ...,
+        match_aborted: Global___MatchAbortedEvent | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "event", b"event", "forfeit", b"forfeit", "game_end", b"game_end", "game_start", b"game_start", "match_aborted", b"match_aborted", "match_end", b"match_end", "strike", b"strike", "tick", b"tick"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "event", b"event", "forfeit", b"forfeit", "game_end", b"game_end", "game_start", b"game_start", "json", b"json", "match_aborted", b"match_aborted", "match_end", b"match_end", "strike", b"strike", "tick", b"tick", "type", b"type"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["game_start", "action", "tick", "strike", "forfeit", "game_end", "match_end", "match_aborted"]  # noqa: Y015
+    _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
+
+Global___MatchEvent: _TypeAlias = MatchEvent  # noqa: Y015
+
+@_typing.final
+class GameStartEvent(_message.Message):
+    """A game of the match begins."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_INDEX_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    SEED_COMMITMENT_FIELD_NUMBER: _builtins.int
+    game_index: _builtins.int
+    seed_commitment: _builtins.str
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """bot id per seat"""
+
+    def __init__(
+        self,
+        *,
+        game_index: _builtins.int = ...,
+        seats: _abc.Iterable[_builtins.str] | None = ...,
+        seed_commitment: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["json", b"json", "type", b"type"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_index", b"game_index", "seats", b"seats", "seed_commitment", b"seed_commitment"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___MatchEvent: _TypeAlias = MatchEvent  # noqa: Y015
+Global___GameStartEvent: _TypeAlias = GameStartEvent  # noqa: Y015
+
+@_typing.final
+class ActionEvent(_message.Message):
+    """One move of a turn-based game (Goodge, Golden 10)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_INDEX_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    ACTION_FIELD_NUMBER: _builtins.int
+    MS_FIELD_NUMBER: _builtins.int
+    game_index: _builtins.int
+    seat: _builtins.int
+    action: _builtins.str
+    """its notation"""
+    ms: _builtins.float
+    """the answer time at the referee; unset when a stand-in played"""
+    def __init__(
+        self,
+        *,
+        game_index: _builtins.int = ...,
+        seat: _builtins.int = ...,
+        action: _builtins.str = ...,
+        ms: _builtins.float | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_ms", b"_ms", "ms", b"ms"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_ms", b"_ms", "action", b"action", "game_index", b"game_index", "ms", b"ms", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__ms: _TypeAlias = _typing.Literal["ms"]  # noqa: Y015
+    _WhichOneofArgType__ms: _TypeAlias = _typing.Literal["_ms", b"_ms"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__ms) -> _WhichOneofReturnType__ms | None: ...
+
+Global___ActionEvent: _TypeAlias = ActionEvent  # noqa: Y015
+
+@_typing.final
+class TickEvent(_message.Message):
+    """One tick of a simultaneous game (Goof): every seat's move, in the order resolved."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_INDEX_FIELD_NUMBER: _builtins.int
+    MOVES_FIELD_NUMBER: _builtins.int
+    game_index: _builtins.int
+    @_builtins.property
+    def moves(self) -> _containers.RepeatedCompositeFieldContainer[Global___TickMove]: ...
+    def __init__(
+        self,
+        *,
+        game_index: _builtins.int = ...,
+        moves: _abc.Iterable[Global___TickMove] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_index", b"game_index", "moves", b"moves"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TickEvent: _TypeAlias = TickEvent  # noqa: Y015
+
+@_typing.final
+class TickMove(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    ACTION_FIELD_NUMBER: _builtins.int
+    TOOK_EFFECT_FIELD_NUMBER: _builtins.int
+    MS_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    action: _builtins.str
+    took_effect: _builtins.bool
+    ms: _builtins.float
+    """unset when a default or stand-in played"""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        action: _builtins.str = ...,
+        took_effect: _builtins.bool = ...,
+        ms: _builtins.float | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_ms", b"_ms", "ms", b"ms"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_ms", b"_ms", "action", b"action", "ms", b"ms", "seat", b"seat", "took_effect", b"took_effect"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__ms: _TypeAlias = _typing.Literal["ms"]  # noqa: Y015
+    _WhichOneofArgType__ms: _TypeAlias = _typing.Literal["_ms", b"_ms"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__ms) -> _WhichOneofReturnType__ms | None: ...
+
+Global___TickMove: _TypeAlias = TickMove  # noqa: Y015
+
+@_typing.final
+class StrikeEvent(_message.Message):
+    """A late or illegal answer: a default was played."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_INDEX_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    STRIKES_FIELD_NUMBER: _builtins.int
+    game_index: _builtins.int
+    seat: _builtins.int
+    bot: _builtins.str
+    """the bot's id"""
+    reason: _builtins.str
+    strikes: _builtins.int
+    """the bot's strikes so far in the match"""
+    def __init__(
+        self,
+        *,
+        game_index: _builtins.int = ...,
+        seat: _builtins.int = ...,
+        bot: _builtins.str = ...,
+        reason: _builtins.str = ...,
+        strikes: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "game_index", b"game_index", "reason", b"reason", "seat", b"seat", "strikes", b"strikes"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___StrikeEvent: _TypeAlias = StrikeEvent  # noqa: Y015
+
+@_typing.final
+class ForfeitEvent(_message.Message):
+    """A bot forfeited the match: a stand-in plays its seats from here."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_INDEX_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    game_index: _builtins.int
+    seat: _builtins.int
+    bot: _builtins.str
+    """the bot's id"""
+    reason: _builtins.str
+    def __init__(
+        self,
+        *,
+        game_index: _builtins.int = ...,
+        seat: _builtins.int = ...,
+        bot: _builtins.str = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "game_index", b"game_index", "reason", b"reason", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ForfeitEvent: _TypeAlias = ForfeitEvent  # noqa: Y015
+
+@_typing.final
+class GameEndEvent(_message.Message):
+    """A game ended: per seat."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_INDEX_FIELD_NUMBER: _builtins.int
+    SCORES_FIELD_NUMBER: _builtins.int
+    RANKS_FIELD_NUMBER: _builtins.int
+    game_index: _builtins.int
+    @_builtins.property
+    def scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    @_builtins.property
+    def ranks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    def __init__(
+        self,
+        *,
+        game_index: _builtins.int = ...,
+        scores: _abc.Iterable[_builtins.int] | None = ...,
+        ranks: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_index", b"game_index", "ranks", b"ranks", "scores", b"scores"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GameEndEvent: _TypeAlias = GameEndEvent  # noqa: Y015
+
+@_typing.final
+class MatchEndEvent(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RESULT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def result(self) -> Global___MatchResult: ...
+    def __init__(
+        self,
+        *,
+        result: Global___MatchResult | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["result", b"result"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["result", b"result"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MatchEndEvent: _TypeAlias = MatchEndEvent  # noqa: Y015
+
+@_typing.final
+class MatchAbortedEvent(_message.Message):
+    """The referee stopped or failed during the match: nothing of it counts."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REASON_FIELD_NUMBER: _builtins.int
+    reason: _builtins.str
+    def __init__(
+        self,
+        *,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["reason", b"reason"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MatchAbortedEvent: _TypeAlias = MatchAbortedEvent  # noqa: Y015
 
 @_typing.final
 class Replay(_message.Message):
@@ -800,13 +1202,20 @@ class GameReplay(_message.Message):
     SEATS_FIELD_NUMBER: _builtins.int
     LOG_JSON_FIELD_NUMBER: _builtins.int
     EVENTS_JSON_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
     game_index: _builtins.int
     log_json: _builtins.str
     """the engine's event log: games.replay rebuilds the game"""
     events_json: _builtins.str
-    """the referee's events (strikes, forfeits, ticks)"""
+    """The referee's events of this game, from game_start to game_end, as a JSON
+    list: each the JSON of a MatchEvent (its `json`).
+    """
     @_builtins.property
     def seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[Global___MatchEvent]:
+        """the same events, typed"""
+
     def __init__(
         self,
         *,
@@ -814,10 +1223,11 @@ class GameReplay(_message.Message):
         seats: _abc.Iterable[_builtins.str] | None = ...,
         log_json: _builtins.str = ...,
         events_json: _builtins.str = ...,
+        events: _abc.Iterable[Global___MatchEvent] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["events_json", b"events_json", "game_index", b"game_index", "log_json", b"log_json", "seats", b"seats"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "events_json", b"events_json", "game_index", b"game_index", "log_json", b"log_json", "seats", b"seats"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -297,6 +297,30 @@ def test_bad_indexes_and_unknown_cards_strike_with_reasons(
     assert moves[0] in first and moves[1] in second
 
 
+def test_a_typed_goof_play_of_another_seats_card_is_struck(
+    referee: RefereeProc, good: list[BotHandle], badbot: Callable[..., BotHandle]
+) -> None:
+    """A typed play whose card names another seat's deck contradicts the move: a strike
+    that says so, though its suit, rank and pile are those of a legal play."""
+    bad = badbot("wrongowner")
+    result = play_beside(
+        referee,
+        [bad, good[0]],
+        good[2:],
+        game="goof",
+        deadline_ms=3000,
+        options={"goof_pile": "3", "rounds": "1"},
+    )
+    match_id = result["match_id"]
+    assert not result["forfeits"] and result["strikes"][bad.bot_id] == 1
+    records_until(bad, lambda _: of_match(bad, "match_end", match_id), "the match end")
+    sent = next(r for r in bad.records() if r["kind"] == "sent" and "typed" in r)
+    play = sent["typed"]["goof"]["play"]
+    (reason,) = [s["reason"] for s in of_match(bad, "strike", match_id)]
+    assert reason.startswith("illegal answer '")
+    assert f"(a card from the deck of seat {play['card']['owner']}, played by seat 0)" in reason
+
+
 def test_stalling_goof_bot_holds_each_tick_at_most_its_deadline(
     referee: RefereeProc, good: list[BotHandle], badbot: Callable[..., BotHandle]
 ) -> None:

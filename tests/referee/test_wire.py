@@ -66,10 +66,10 @@ def test_every_legal_action_round_trips_through_its_typed_form(
                     typed = cards.Action()
                     typed.CopyFrom(message)
                     typed.ClearField("text")
-                    assert wire.action_text(typed) == text, typed
+                    assert wire.action_text(typed, seat) == text, typed
                     # What a bot sends is bytes on the wire: parse it back too.
                     sent = cards.Action.FromString(typed.SerializeToString())
-                    assert wire.action_text(sent) == text
+                    assert wire.action_text(sent, seat) == text
                     kinds[_kind(message)] += 1
                     _check_action_fields(message, text, seat)
     expected = {
@@ -115,9 +115,9 @@ def test_action_text_prefers_the_text_and_is_empty_for_an_empty_action() -> None
     typed = cards.Action()
     typed.CopyFrom(wire.action_message("goodge", "bid:55", 0))  # cached: never modify it
     typed.text = "pass"
-    assert wire.action_text(typed) == "pass"
-    assert wire.action_text(cards.Action()) == ""
-    assert wire.action_text(cards.Action(goodge=cards.GoodgeAction())) == ""
+    assert wire.action_text(typed, 0) == "pass"
+    assert wire.action_text(cards.Action(), 0) == ""
+    assert wire.action_text(cards.Action(goodge=cards.GoodgeAction()), 0) == ""
 
 
 # Cards
@@ -397,3 +397,22 @@ def test_an_act_carries_what_is_left_of_its_clock_when_it_is_sent() -> None:
     late = wire.referee_message(request, now=1000.5).act
     assert (late.deadline_ms, late.time_bank_ms) == (0, 1000)
     assert request.clock_left(1010.0) == (0, 0)
+
+
+def test_typed_fields_that_contradict_the_move_give_no_legal_notation() -> None:
+    play = cards.Action()
+    play.CopyFrom(wire.action_message("goof", "7H>p3", 1))  # cached: never modify it
+    play.ClearField("text")
+    assert wire.action_text(play, 1) == "7H>p3"
+    assert wire.action_text(play, 2) == "7H>p3 (a card from the deck of seat 1, played by seat 2)"
+    play.goof.play.new_pile = True
+    assert wire.action_text(play, 1) == "7H>new (a new pile and pile 3 at once)"
+    play.goof.play.new_pile = False
+    play.goof.play.card.text = "8H@1"
+    assert wire.action_text(play, 1) == "7H>p3 (card text '8H@1' is not '7H@1')"
+    crown = cards.Action(goodge=cards.GoodgeAction(card=cards.GoodgeCard(crown=True, rank=3)))
+    assert wire.action_text(crown, 0) == "CR (the Crown has no suit or rank)"
+    ten = cards.Action(golden10=cards.Golden10Action(card=wire.golden10_card("10Y")))
+    assert wire.action_text(ten, 0) == "10Y"
+    ten.golden10.card.text = "10R"
+    assert wire.action_text(ten, 0) == "10Y (card text '10R' is not '10Y')"

@@ -41,6 +41,8 @@ Modes (`--mode`):
              then legal
   stall      answer the first `--delay-count` requests `--stall-margin-ms` before
              their deadline, the others at once
+  wrongowner (Goof) the first request that allows a play: that play, typed, with the
+             card's owner set to the next seat; then legal
 """
 
 from __future__ import annotations
@@ -81,6 +83,7 @@ MODES = (
     "garbage",
     "badcards",
     "stall",
+    "wrongowner",
 )
 SESSION_METHOD = "/cardarena_api.v1.BotService/Session"
 Outgoing = pb.BotMessage | bytes
@@ -126,6 +129,7 @@ class BadBot:
         self.rec = Recorder(args.record)
         self.rng = random.Random(args.seed)
         self.acts = 0
+        self.wrong_owner_sent = False
         self.session_no = 0
         self.outbox: asyncio.Queue[Outgoing | None] | None = None
         self.tasks: set[asyncio.Task[None]] = set()
@@ -246,6 +250,16 @@ class BadBot:
                 card=cards.Golden10Card(rank=99, colour=cards.GOLDEN10_COLOUR_GREEN),
             )
             return None
+        if mode == "wrongowner" and not self.wrong_owner_sent:
+            play = next((a for a in act.legal if a.goof.WhichOneof("kind") == "play"), None)
+            if play is not None:
+                self.wrong_owner_sent = True
+                typed = cards.Action()
+                typed.CopyFrom(play)
+                typed.ClearField("text")
+                typed.goof.play.card.owner = (act.seat + 1) % act.observation.players
+                self.answer(outbox, number, act, typed=typed)
+                return None
         if mode == "stall" and k <= self.args.delay_count:
             delay = max(0, act.deadline_ms - self.args.stall_margin_ms)
             self.later(delay, outbox, number, act)
@@ -312,6 +326,7 @@ class BadBot:
         empty: bool = False,
         chosen: int | None = None,
         card: cards.Golden10Card | None = None,
+        typed: cards.Action | None = None,
     ) -> None:
         if self.outbox is not outbox:
             return  # that session is gone
@@ -330,6 +345,9 @@ class BadBot:
         elif card is not None:
             answer.action.golden10.card.CopyFrom(card)
             fields["card"] = {"rank": card.rank, "colour": card.colour}
+        elif typed is not None:
+            answer.action.CopyFrom(typed)
+            fields["typed"] = MessageToDict(typed, preserving_proto_field_name=True)
         self.send(outbox, pb.BotMessage(answer=answer))
         self.rec.write(
             "sent",
