@@ -24,6 +24,8 @@ import contextlib
 import functools
 import logging
 import random
+import time
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -100,6 +102,56 @@ def turn_from(act: pb.Act) -> Turn:
     )
 
 
+def match_end_line(end: pb.MatchEnd, bot_id: str) -> str:
+    """One line on how a match ended for `bot_id`: place, score, strikes, forfeit and why."""
+    result = end.result
+    players = len(result.entries)
+    mine = [entry for entry in result.entries if entry.bot_id == bot_id]
+    if not mine:
+        return f"match {end.match_id} ended: scores {', '.join(map(str, result.scores))}"
+    seats = []
+    for entry in mine:
+        strikes = f"{entry.strikes} strike{'' if entry.strikes == 1 else 's'}"
+        forfeit = f", forfeited: {entry.forfeit_reason}" if entry.forfeited else ""
+        seats.append(f"place {entry.rank} of {players}, score {entry.score}, {strikes}{forfeit}")
+    return f"match {end.match_id} ended: {'; '.join(seats)}"
+
+
+class RaisedLog:
+    """A bot's exceptions in the log: the first of each kind with its traceback, then only
+    how often it came back, at most once every `every_s` (a bot that raises on every move
+    would otherwise bury the log in identical tracebacks)."""
+
+    def __init__(self, every_s: float = 10.0, clock: Callable[[], float] = time.monotonic):
+        self._every_s = every_s
+        self._clock = clock
+        self._counts: dict[tuple[str, str, str], int] = {}
+        self._next_report: dict[tuple[str, str, str], float] = {}
+
+    def record(self, error: Exception, where: str) -> None:
+        """Log `error`, raised by the bot on `where` (a match and seat)."""
+        frames = traceback.extract_tb(error.__traceback__)
+        origin = f"{frames[-1].filename}:{frames[-1].lineno}" if frames else ""
+        key = (type(error).__name__, str(error), origin)
+        count = self._counts[key] = self._counts.get(key, 0) + 1
+        now = self._clock()
+        if count == 1:
+            log.error(
+                "bot raised on %s; answering the first legal action",
+                where,
+                exc_info=(type(error), error, error.__traceback__),
+            )
+            self._next_report[key] = now + self._every_s
+        elif now >= self._next_report[key]:
+            self._next_report[key] = now + self._every_s
+            log.error(
+                "bot raised %s: %s again, %d times so far (traceback above, at its first)",
+                key[0],
+                key[1],
+                count,
+            )
+
+
 @dataclass
 class SessionStats:
     """What a running bot has done, for logs and tests."""
@@ -132,6 +184,8 @@ class BotRunner:
         self.stats = SessionStats()
         self._on_message = on_message
         self._stop = asyncio.Event()
+        self._bot_id = ""
+        self._raised = RaisedLog()
 
     def stop(self) -> None:
         """Ask the runner to end after the current session."""
@@ -141,6 +195,7 @@ class BotRunner:
         """Keep a session open, reconnecting with back-off, until stopped."""
         backoff = 0.1
         while not self._stop.is_set():
+            failed: grpc.aio.AioRpcError | None = None
             try:
                 if await self._session():
                     continue
@@ -148,11 +203,20 @@ class BotRunner:
             except AuthError:
                 raise
             except grpc.aio.AioRpcError as error:
-                log.warning("session ended: %s %s", error.code().name, error.details())
+                failed = error
             if self._stop.is_set():
                 break
             delay = backoff * (1 + random.random() / 2)
             backoff = min(backoff * 2, max_backoff_s)
+            if failed is not None:
+                what = failed.details() or failed.code().name
+                log.warning(
+                    "session with the referee at %s ended: %s %s; retrying in %.1f s",
+                    self.address,
+                    failed.code().name,
+                    "" if what == failed.code().name else what,
+                    delay,
+                )
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stop.wait(), delay)
 
@@ -198,6 +262,7 @@ class BotRunner:
         kind = message.WhichOneof("kind")
         if kind == "welcome":
             self.stats.sessions += 1
+            self._bot_id = message.welcome.bot_id
             log.info(
                 "session %s open for bot %s", message.welcome.session_id, message.welcome.bot_id
             )
@@ -206,6 +271,9 @@ class BotRunner:
             log.warning("strike in match %s: %s", message.strike.match_id, message.strike.reason)
         elif kind == "match_end":
             self.stats.matches_ended += 1
+            log.info("%s", match_end_line(message.match_end, self._bot_id))
+        elif kind == "forfeit":
+            log.warning("forfeited match %s: %s", message.forfeit.match_id, message.forfeit.reason)
         elif kind == "error":
             log.warning("referee: %s", message.error.message)
         if self._on_message is not None:
@@ -215,10 +283,8 @@ class BotRunner:
         turn = turn_from(act)
         try:
             choice = self.bot.act(turn)
-        except Exception:
-            log.exception(
-                "bot raised on %s seat %d; answering the first legal action", act.match_id, act.seat
-            )
+        except Exception as error:
+            self._raised.record(error, f"match {act.match_id} seat {act.seat}")
             choice = turn.legal[0]
         self.stats.answered += 1
         answer = pb.Answer(request_id=act.request_id, action=cards.Action(text=str(choice)))
