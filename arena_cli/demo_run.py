@@ -135,15 +135,21 @@ def _run(
             recent = queries.recent_matches(store, limit=1)
         finally:
             store.close()
-        console.print(f"Standings page: http://127.0.0.1:{ports.web}/")
-        if recent:
-            console.print(
-                f"A replay:       http://127.0.0.1:{ports.web}/matches/{recent[0].match_id}"
-            )
         if not finished:
             console.print(f"[red]the tournaments did not finish in {args.timeout_s:g} s[/]")
             return 1
-        if args.serve:
+        if not args.serve:
+            # The pages stop with the demo: point at them only while they are up.
+            console.print(
+                "The demo stops here, and its web pages with it; `arena demo --serve` keeps "
+                f"them up (the standings, replays) until Ctrl-C. Data: {data}"
+            )
+        else:
+            console.print(f"Standings page: http://127.0.0.1:{ports.web}/")
+            if recent:
+                console.print(
+                    f"A replay:       http://127.0.0.1:{ports.web}/matches/{recent[0].match_id}"
+                )
             _serve(console, started, logs, common)
     console.print("all demo processes stopped")
     return 0
@@ -257,7 +263,7 @@ def _serve(
         while not stop["now"] and all(process.poll() is None for process in started):
             time.sleep(0.5)
     except KeyboardInterrupt:
-        pass
+        stop["now"] = True  # the user's Ctrl-C, which reached the children too
     finally:
         signal.signal(signal.SIGTERM, previous)
     gone = [" ".join(map(str, process.args)) for process in started if process.poll() is not None]  # type: ignore[arg-type]

@@ -88,6 +88,8 @@ class MatchManager:
         self._events: dict[str, list[Event]] = {}
         self._watchers: dict[str, list[asyncio.Queue[Event | None]]] = {}
         self._stopping = False
+        self.played = 0
+        """Matches this manager played to the end and stored, since it started."""
         # One start at a time: concurrent StartMatch calls with one id must not
         # both insert the match (IntegrityError) nor both restart an aborted one.
         self._starting = asyncio.Lock()
@@ -209,6 +211,7 @@ class MatchManager:
         try:
             result, replays = await runner.run()
             await self._store_result(request.id, result, replays)
+            self.played += 1
             self._metrics.matches_finished.labels(request.game, MatchStatus.FINISHED).inc()
             self._metrics.forfeits.labels(request.game).inc(len(result.forfeits))
             self._publish(request, {"type": EventType.MATCH_END, "result": result.to_json()})

@@ -26,6 +26,7 @@ from prometheus_client import start_http_server
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
 from ladder.store import Store, utcnow
+from ladder.wording import plural
 from referee.decoding import DecodeGuard
 from referee.matches import MatchManager
 from referee.metrics import RefereeMetrics
@@ -207,11 +208,14 @@ async def serve(settings: RefereeSettings) -> int:
     await stop.wait()
     log.info("stopping: no new matches; running ones get %.0f s", settings.shutdown_grace_s)
     outcome = await referee.stop()
+    finished, aborted = outcome["finished"], outcome["aborted"]
     log.info(
-        "stopped: %d matches finished (%s), %d aborted (%s)",
-        len(outcome["finished"]),
-        ", ".join(outcome["finished"]) or "-",
-        len(outcome["aborted"]),
-        ", ".join(outcome["aborted"]) or "-",
+        "stopped: %s played since the start; %s",
+        plural(referee.manager.played, "match", "matches"),
+        f"of the {plural(len(finished) + len(aborted), 'match', 'matches')} running at the "
+        f"stop, {len(finished)} finished ({', '.join(finished) or '-'}) and {len(aborted)} "
+        f"were aborted ({', '.join(aborted) or '-'}), to be played again"
+        if finished or aborted
+        else "none was running",
     )
     return 0
