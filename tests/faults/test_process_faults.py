@@ -184,7 +184,11 @@ def test_sigterm_to_each_process_is_clean_and_loses_no_result(fault_arena: Fault
         finished = {m for m, s in arena.statuses(tournament_id).items() if s == "finished"}
         if kind == "referee":
             log = arena.referee.log.read_text(encoding="utf-8", errors="replace")
-            said = re.findall(r"stopped: \d+ matches finished \(.*\), \d+ aborted \(.*\)", log)
+            said = re.findall(
+                r"stopped: \d+ match(?:es)? played since the start; (?:of the \d+ match(?:es)? "
+                r"running at the stop, \d+ finished \(.*\) and \d+ were aborted|none was running)",
+                log,
+            )
             arena.restart_referee()
         else:
             name = f"{kind}-{starts[kind]}" if kind != "bot" else f"bot-{bot.name}"
