@@ -230,11 +230,12 @@ _Copied = TypeVar("_Copied")
 def copy_state(state: _Copied, with_rng: bool) -> _Copied:
     """A copy of an engine's state for search: its lists copied, the rest shared.
 
-    The engines keep what a move changes in lists (of ints, bools and tuples)
-    and in plain values that a move replaces rather than changes, so copying
-    the lists is enough for the copy and the original to go their own ways.
-    The random generator's state is copied `with_rng`; otherwise the copy
-    gets a fresh generator, for a copy that deals no more.
+    The engines declare every attribute in `__slots__` and keep what a move
+    changes in lists (of ints, bools and tuples) and in plain values that a
+    move replaces rather than changes, so copying the lists is enough for the
+    copy and the original to go their own ways (an engine copies its lists of
+    lists itself). The random generator's state is copied `with_rng`;
+    otherwise the copy gets a fresh generator, for a copy that deals no more.
     """
 
     def copied(value: object) -> object:
@@ -248,7 +249,8 @@ def copy_state(state: _Copied, with_rng: bool) -> _Copied:
         return value
 
     new = object.__new__(type(state))
-    new.__dict__.update({name: copied(value) for name, value in vars(state).items()})
+    for name in type(state).__slots__:  # type: ignore[attr-defined]  # every engine has them
+        setattr(new, name, copied(getattr(state, name)))
     return new
 
 

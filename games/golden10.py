@@ -91,6 +91,14 @@ _MOVES: Final = tuple(tuple((seat, card) for card in CARDS) for seat in range(7)
 """`_MOVES[seat][card]` is the `(seat, card)` pair the move log keeps: shared, as
 allocating one per card played costs more than the rest of its bookkeeping (and
 feeds the garbage collector)."""
+_ONE_SEAT: Final = tuple((seat,) for seat in range(7))
+"""`_ONE_SEAT[seat]` is `(seat,)`, the `to_act` of a turn: shared, not one per call."""
+_PLAY: Final = tuple(
+    (_BIT[card], COLOUR_OF[card], tuple(_MOVES[s][card] for s in range(7))) for card in CARDS
+)
+"""`_PLAY[card]`: what playing a card needs of it, in one lookup (indexing by a card,
+an int subclass, takes CPython's slower path): its bit, its colour, its move-log
+pair for each seat."""
 
 SPEC_NAME: Final = "golden10"
 Yellow10Floor = Literal["round", "game"]
@@ -233,6 +241,40 @@ def _names(mask: int) -> list[str]:
 class Golden10State:
     """A game of Golden 10 in progress; see the module docstring and `games.core.State`."""
 
+    # Every attribute is declared, as in the other engines (`copy_state` copies them
+    # by these names).
+    __slots__ = (
+        "_best",
+        "_count",
+        "_deal_log",
+        "_dealer",
+        "_floor_per_round",
+        "_hands",
+        "_held",
+        "_last_round",
+        "_led",
+        "_left_over",
+        "_left_over_taker",
+        "_log",
+        "_next_seat",
+        "_over",
+        "_rng",
+        "_round",
+        "_round_start",
+        "_rounds",
+        "_set_aside",
+        "_totals",
+        "_trick",
+        "_trick_winners",
+        "_turn",
+        "_winner",
+        "_won",
+        "options",
+        "players",
+        "seed",
+        "spec",
+    )
+
     def _set_up(self, players: int, seed: int, options: Mapping[str, object]) -> None:
         """What every state starts from: the options read, no moves, totals at 0, round 1."""
         self.spec = SPEC
@@ -243,6 +285,7 @@ class Golden10State:
         self._rounds = rules.rounds
         self._floor_per_round = rules.yellow10_floor == "round"
         self._rng = random.Random(seed)
+        self._next_seat = tuple((seat + 1) % players for seat in range(players))  # to the left
         self._deal_log: JSON = None
         self._log: list[tuple[int, int]] = []
         self._totals = [0] * players
@@ -273,16 +316,16 @@ class Golden10State:
     def _deal_round(self) -> None:
         """Shuffle and deal one card at a time, starting left of the dealer."""
         players = self.players
-        deck = list(range(DECK_SIZE))
+        # The deck is shuffled as the cards' bits (the swaps do not depend on the
+        # items), so a hand's mask is the sum of its cards: distinct bits.
+        deck = list(_BIT)
         shuffle(self._rng, deck)
         dealt = DECK_SIZE // players * players
         hands = [0] * players
         for offset in range(players):
             # The offset-th seat from the dealer's left gets every players-th card.
-            hands[(self._dealer + 1 + offset) % players] = sum(
-                [_BIT[card] for card in deck[offset:dealt:players]]
-            )
-        self._start_round(hands, sum([_BIT[card] for card in deck[dealt:]]))
+            hands[(self._dealer + 1 + offset) % players] = sum(deck[offset:dealt:players])
+        self._start_round(hands, sum(deck[dealt:]))
 
     def _start_round(self, hands: list[int], left_over: int) -> None:
         self._hands = hands
@@ -317,7 +360,7 @@ class Golden10State:
 
     def to_act(self) -> tuple[int, ...]:
         """The one seat that must play a card now; empty once the game is over."""
-        return () if self._over else (self._turn,)
+        return () if self._over else _ONE_SEAT[self._turn]
 
     def legal_actions(self, seat: int) -> list[Action]:
         """The cards `seat` may play now: the led colour if it holds any, else any card."""
@@ -337,11 +380,11 @@ class Golden10State:
         if seat != self._turn or self._over:
             raise IllegalAction(self._turn_message(seat))
         hand = self._hands[seat]
-        bit = _BIT[card]
+        bit, colour, logged = _PLAY[card]
         if not hand & bit:
             raise IllegalAction(f"seat {seat} does not hold {card}; {self._legal_text(seat)}")
-        colour = COLOUR_OF[card]
-        if self._count:
+        count = self._count
+        if count:
             if colour != self._led:
                 if hand & _COLOUR_MASK[self._led]:
                     raise IllegalAction(
@@ -358,10 +401,10 @@ class Golden10State:
         self._hands[seat] = hand ^ bit
         self._held[seat][colour].remove(card)
         self._trick |= bit
-        self._log.append(_MOVES[seat][card])
-        self._count += 1
-        if self._count < self.players:
-            self._turn = seat + 1 if seat + 1 < self.players else 0
+        self._log.append(logged[seat])
+        self._count = count + 1
+        if count + 1 < self.players:
+            self._turn = self._next_seat[seat]
         else:
             self._end_trick()
 

@@ -1,9 +1,11 @@
 """The Goodge Rules: bid for points, take the Stash, name trump, play tricks.
 
 Cards are small ints: suit * 10 + (rank - 1) for the five suits S, D, R, H, C
-(0..49) and 50 for the Crown. A hand is a 51-bit mask, so following suit is a
-mask intersection and the legal-action lists come from per-suit tables; it is
-also kept as a list of card actions, copied when any card may be played.
+(0..49) and 50 for the Crown. A hand is a 51-bit mask (whether it holds a card,
+or can follow, is one intersection), and beside it the same cards as card
+actions in six lists, one per suit and one for the Crown: a legal-action list is
+a copy of one of them, or all six joined. A card played costs two or three
+operations on the mask (Python ints above 30 bits are slower than smaller ones).
 
 Actions (`str(action)` is the notation): a card id (`1S` .. `10C`, `CR`) is a
 discard in the discard phase and a play in the trick phase; `bid:50` ..
@@ -108,6 +110,9 @@ POINTS: tuple[int, ...] = (*({1: 20, 5: 15, 10: 10}.get(r, 0) for r in RANK_OF[:
 # Strength inside a suit (higher wins); the Crown never needs one.
 STRENGTH_ONE_HIGH: tuple[int, ...] = (*(10 if r == 1 else r - 1 for r in RANK_OF[:CROWN]), 0)
 STRENGTH_TEN_HIGH: tuple[int, ...] = RANK_OF
+CROWN_SLOT = 5
+"""A hand's card lists are one per suit (0..4), then this one for the Crown."""
+_SLOT: tuple[int, ...] = (*SUIT_OF[:CROWN], CROWN_SLOT)
 # For each suit and each 10-bit pattern of that suit's cards: the card actions.
 _SUIT_ACTIONS: tuple[tuple[tuple[Action, ...], ...], ...] = tuple(
     tuple(tuple(_A[10 * suit + i] for i in range(10) if bits >> i & 1) for bits in range(1024))
@@ -125,6 +130,19 @@ _SEAT_TUPLES: tuple[tuple[int], ...] = tuple((seat,) for seat in range(8))
 # feeds the garbage collector).
 _MOVES: tuple[tuple[tuple[int, Action], ...], ...] = tuple(
     tuple((seat, action) for action in _A) for seat in range(8)
+)
+# `_PLAY[action]`: what the play path needs of an action, in one lookup (indexing by
+# an action, an int subclass, takes CPython's slower path): its bit in a hand mask,
+# its hand list (`_SLOT`), its points, and its move-log pair for each seat. An action
+# that is no card has a bit beyond the deck, which no hand holds, so it goes no further.
+_PLAY: tuple[tuple[int, int, int, tuple[tuple[int, Action], ...]], ...] = tuple(
+    (
+        1 << action,
+        _SLOT[action] if action < DECK_SIZE else -1,
+        POINTS[action] if action < DECK_SIZE else 0,
+        tuple(_MOVES[seat][action] for seat in range(8)),
+    )
+    for action in range(len(TABLE))
 )
 
 CARD_INDEX: dict[str, int] = {name: card for card, name in enumerate(CARD_NAMES)}
@@ -304,13 +322,26 @@ def best_in_trick(cards: Sequence[int], power: Sequence[int]) -> int:
     return best_at
 
 
-_Lead = tuple[int, int, tuple[int, ...]]
-"""What leading a card sets up: the suit to follow, the cards that follow it, every card's power."""
+# _FOLLOWS[trump][lead][card]: whether `card` follows a trick led in `lead` with `trump`;
+# _LEADING, every card, is what a trick's first card may be.
+_FOLLOWS: tuple[tuple[tuple[bool, ...], ...], ...] = tuple(
+    tuple(
+        tuple(bool(_BIT[card] & _follow_mask(lead, trump)) for card in range(DECK_SIZE))
+        for lead in range(5)
+    )
+    for trump in range(5)
+)
+_LEADING: tuple[bool, ...] = (True,) * DECK_SIZE
+
+_Lead = tuple[int, int, tuple[bool, ...], tuple[int, ...], int]
+"""What leading a card sets up: the suit to follow, the cards that follow it (as a
+mask and as a flag per card), every card's power, and the power of the card led."""
 
 
 def _lead(card: int, trump: int, one_high: bool) -> _Lead:
     lead = lead_suit(card, trump)
-    return lead, _follow_mask(lead, trump), power_table(trump, lead, one_high)
+    power = power_table(trump, lead, one_high)
+    return lead, _follow_mask(lead, trump), _FOLLOWS[trump][lead], power, power[card]
 
 
 # _LEADS[one_high][trump][card] is what leading `card` sets up, for the hot path.
@@ -364,6 +395,18 @@ def _card_actions(mask: int) -> list[Action]:
     if mask & CROWN_BIT:
         out.append(_A[CROWN])
     return out
+
+
+def _held_lists(mask: int) -> list[list[Action]]:
+    """The card actions of `mask` by `_SLOT`: a list per suit, then the Crown's, each in card order."""
+    return [
+        list(_S0[mask & 0x3FF]),
+        list(_S1[mask >> 10 & 0x3FF]),
+        list(_S2[mask >> 20 & 0x3FF]),
+        list(_S3[mask >> 30 & 0x3FF]),
+        list(_S4[mask >> 40 & 0x3FF]),
+        [_A[CROWN]] if mask & CROWN_BIT else [],
+    ]
 
 
 def _card_names(mask: int) -> list[str]:
@@ -427,6 +470,54 @@ class GoodgeState:
     `scores` is the list of running totals, one per seat.
     """
 
+    # Every attribute is declared (`copy_state` copies them by these names): beyond
+    # 30 attributes CPython 3.11 gives up its compact per-class layout for a dict per
+    # instance, which slows every attribute access on the play path.
+    __slots__ = (
+        "_best",
+        "_bids",
+        "_deal",
+        "_dealer",
+        "_follow",
+        "_follows",
+        "_goodge",
+        "_hands",
+        "_held",
+        "_high_bid",
+        "_high_bidder",
+        "_history",
+        "_last_round",
+        "_lead_suit",
+        "_leader",
+        "_leads",
+        "_low_bid",
+        "_max_rounds",
+        "_moves",
+        "_next_seat",
+        "_one_high",
+        "_passed",
+        "_phase",
+        "_picked_up",
+        "_power",
+        "_redeal",
+        "_rng",
+        "_round",
+        "_stash",
+        "_stash_taken",
+        "_stash_taker",
+        "_taken",
+        "_trick",
+        "_trick_points",
+        "_trump",
+        "_turn",
+        "_winner",
+        "options",
+        "players",
+        "scores",
+        "seed",
+        "spec",
+    )
+
     def _set_up(self, players: int, seed: int, options: dict[str, object]) -> None:
         """What every state starts from: the options read, no moves, scores at 0, round 1."""
         self.spec = SPEC
@@ -467,32 +558,31 @@ class GoodgeState:
     # -- round set-up -------------------------------------------------------
 
     def _deal_round(self) -> None:
-        deck = list(range(DECK_SIZE))
+        # The deck is shuffled as the cards' bits (the swaps do not depend on the
+        # items), so a hand's mask is the sum of its slice: distinct bits.
+        deck = list(_BIT)
         shuffle(self._rng, deck)
         size = (DECK_SIZE - STASH_SIZE) // self.players
-        hands = []
-        for seat in range(self.players):
-            start = STASH_SIZE + seat * size
-            hands.append(sum([_BIT[card] for card in deck[start : start + size]]))  # distinct bits
-        self._start_round(hands, _BIT[deck[0]] | _BIT[deck[1]] | _BIT[deck[2]])
+        hands = [sum(deck[start : start + size]) for start in range(STASH_SIZE, DECK_SIZE, size)]
+        self._start_round(hands, deck[0] | deck[1] | deck[2])
 
     def _start_round(self, hands: list[int], stash: int) -> None:
         n = self.players
         self._hands = hands
-        # The same hands as lists of card actions, in card order: a lead (or a
-        # seat that cannot follow) may play any of them, and copying this list
-        # is cheaper than building it from the mask on every such turn.
-        self._held = [_card_actions(hand) for hand in hands]
+        # The same hands as card actions, a list per suit and one for the Crown
+        # (`_held_lists`): the cards that follow are a copy of one or two lists,
+        # any card all six joined, cheaper than building them from the mask.
+        self._held = [_held_lists(hand) for hand in hands]
         self._stash = stash
         # Each seat's won cards are its tricks in `_history` (`zones` gathers them), and
         # the Stash, which the last trick's winner takes at the end of the round.
         self._stash_taker = -1
         self._stash_taken = 0
         self._taken = [0] * n
-        self._tricks_won = [0] * n
         self._bids: list[tuple[int, int]] = []  # (seat, action number)
         self._high_bid = 0
         self._high_bidder = -1
+        self._low_bid = 0  # the index in BID_VALUES of the lowest bid allowed now
         self._passed = [False] * n
         self._goodge = -1
         self._picked_up = False
@@ -500,9 +590,11 @@ class GoodgeState:
         self._leads: tuple[_Lead, ...] = ()  # by card, once trump is named: _LEADS
         self._lead_suit = -1
         self._follow = 0  # the cards that follow the lead; none when leading (no constraint)
+        self._follows = _LEADING  # whether each card follows the lead; all of them when leading
         self._leader = -1
         # The trick so far: its cards, each card's power in it, and the best one's power and seat.
         self._trick: list[int] = []
+        self._trick_points = 0
         self._power: tuple[int, ...] = ()
         self._best = -1
         self._winner = -1
@@ -538,28 +630,24 @@ class GoodgeState:
             return []
         phase = self._phase
         if phase == PLAY:
-            follow = self._hands[seat] & self._follow
-            if follow:
-                # Following: one table lookup, plus the Crown on a trump lead.
-                lead = self._lead_suit
-                out = [*_SUIT_ACTIONS[lead][follow >> (10 * lead) & 0x3FF]]
-                if follow & CROWN_BIT:
-                    out.append(_A[CROWN])
-                return out
-            # Leading, or unable to follow: any card in hand.
-            return self._held[seat][:]
-        if phase == BID:
-            return list(_BID_LISTS[self._low_bid_index()])
-        if phase == DISCARD:
-            return self._held[seat][:]
-        if phase == TRUMP:
+            held = self._held[seat]
+            if self._trick:
+                # Following: the suit led, and the Crown too when trump is led.
+                following = held[self._lead_suit]
+                if held[CROWN_SLOT] and self._lead_suit == self._trump:
+                    return [*following, *held[CROWN_SLOT]]
+                if following:
+                    return following[:]
+        elif phase == DISCARD:
+            held = self._held[seat]
+        elif phase == BID:
+            return list(_BID_LISTS[self._low_bid])
+        elif phase == TRUMP:
             return list(_TRUMP_LIST)
-        return []  # over
-
-    def _low_bid_index(self) -> int:
-        if self._high_bidder < 0:
-            return 0
-        return (self._high_bid - MIN_BID) // BID_STEP + 1
+        else:
+            return []  # over
+        # Leading, unable to follow, or discarding: any card in hand, in card order.
+        return [*held[0], *held[1], *held[2], *held[3], *held[4], *held[CROWN_SLOT]]
 
     def apply(self, seat: int, action: Action | int | str) -> None:
         """Play one action for `seat`; raises IllegalAction if not allowed."""
@@ -568,25 +656,26 @@ class GoodgeState:
             return
         # The hot path: a card (as an action object) played by the seat to play.
         hand = self._hands[seat]
-        bit = 1 << action  # beyond the deck for a non-card action, which no hand holds
-        follow = self._follow
-        # Legal: held, and of the suit to follow unless the seat has none (or leads: follow is 0).
-        if not hand & bit or (hand & follow and not bit & follow):
+        bit, slot, points, logged = _PLAY[action]
+        # Legal: held, and following the lead unless the seat holds nothing that does
+        # (when leading, every card follows).
+        if not hand & bit or (not self._follows[action] and hand & self._follow):
             raise IllegalAction(self._play_error(seat, action))
-        self._moves.append(_MOVES[seat][action])
+        self._moves.append(logged[seat])
         self._hands[seat] = hand ^ bit
-        self._held[seat].remove(action)
+        self._held[seat][slot].remove(action)
         trick = self._trick
         trick.append(action)
         played = len(trick)
         if played == 1:
             self._leader = seat
-            self._lead_suit, self._follow, power = self._leads[action]
-            self._power = power
-            self._best = power[action]
+            self._trick_points = points
+            led = self._leads[action]
+            self._lead_suit, self._follow, self._follows, self._power, self._best = led
             self._winner = seat
         else:
-            # The trick's winner so far, kept up card by card.
+            # The trick's points and winner so far, kept up card by card.
+            self._trick_points += points
             power_now = self._power[action]
             if power_now > self._best:
                 self._best = power_now
@@ -612,9 +701,9 @@ class GoodgeState:
                 self._moves.append(_MOVES[seat][a])
                 self._pass(seat)
                 return
-            if FIRST_BID <= a < PASS and a - FIRST_BID >= self._low_bid_index():
+            if FIRST_BID <= a < PASS and a - FIRST_BID >= self._low_bid:
                 self._moves.append(_MOVES[seat][a])
-                self._bid(seat, BID_VALUES[a - FIRST_BID], a)
+                self._bid(seat, a)
                 return
             raise IllegalAction(
                 f"{TABLE.cls.NAMES[a]} is not allowed now: seat {seat} must bid; legal: "
@@ -657,12 +746,13 @@ class GoodgeState:
 
     # -- bidding --------------------------------------------------------------
 
-    def _bid(self, seat: int, value: int, a: int) -> None:
+    def _bid(self, seat: int, a: int) -> None:
         self._bids.append((seat, a))
-        self._high_bid = value
+        self._high_bid = BID_VALUES[a - FIRST_BID]
         self._high_bidder = seat
+        self._low_bid = a - FIRST_BID + 1
         if self._passed.count(True) == self.players - 1:
-            self._become_goodge(seat, value)
+            self._become_goodge(seat, self._high_bid)
         else:
             self._next_bidder(seat)
 
@@ -683,17 +773,16 @@ class GoodgeState:
             self._next_bidder(seat)
 
     def _next_bidder(self, seat: int) -> None:
-        n = self.players
-        nxt = (seat + 1) % n
+        nxt = self._next_seat[seat]
         while self._passed[nxt]:
-            nxt = (nxt + 1) % n
+            nxt = self._next_seat[nxt]
         self._turn = nxt
 
     def _become_goodge(self, seat: int, bid: int) -> None:
         self._goodge = seat
         self._high_bid = bid
         self._hands[seat] |= self._stash
-        self._held[seat] = _card_actions(self._hands[seat])
+        self._held[seat] = _held_lists(self._hands[seat])
         self._stash = 0
         self._picked_up = True
         self._phase = DISCARD
@@ -702,7 +791,7 @@ class GoodgeState:
     def _discard(self, seat: int, card: int) -> None:
         bit = 1 << card
         self._hands[seat] ^= bit
-        self._held[seat].remove(_A[card])
+        self._held[seat][_SLOT[card]].remove(_A[card])
         self._stash |= bit
         if self._stash.bit_count() == STASH_SIZE:
             self._phase = TRUMP
@@ -712,14 +801,11 @@ class GoodgeState:
     def _finish_trick(self) -> None:
         trick = self._trick
         winner = self._winner
-        points = 0
-        for c in trick:
-            points += POINTS[c]
-        self._taken[winner] += points
-        self._tricks_won[winner] += 1
+        self._taken[winner] += self._trick_points
         self._history.append((self._leader, trick, winner))
         self._trick = []
         self._follow = 0
+        self._follows = _LEADING
         self._turn = winner
         if not self._hands[winner]:
             self._stash_taker = winner
@@ -770,7 +856,7 @@ class GoodgeState:
         no next deal is shuffled, and `last_round` then tells the outcome.
         """
         new = copy_state(self, with_rng=not this_round_only)
-        new._held = [cards[:] for cards in self._held]  # lists inside a list: each its own
+        new._held = [[cards[:] for cards in held] for held in self._held]  # each list its own
         if this_round_only:
             new._max_rounds = self._round
         return new
@@ -831,6 +917,7 @@ class GoodgeState:
         over = self._phase == OVER
         goodge = self._goodge
         sees_stash = over or (self._picked_up and seat == goodge)
+        winners = [winner for _, _, winner in self._history]
         obs: GoodgeObservation = {
             "game": SPEC_NAME,
             "seat": seat,
@@ -865,7 +952,7 @@ class GoodgeState:
             "trick": [[(self._leader + i) % n, CARD_NAMES[c]] for i, c in enumerate(self._trick)],
             "lead_suit": SUITS[self._lead_suit] if self._trick else None,
             "taken": list(self._taken),
-            "tricks_won": list(self._tricks_won),
+            "tricks_won": [winners.count(s) for s in range(n)],
             "last_round": self.last_round,
         }
         return obs
@@ -962,11 +1049,12 @@ def state_from_observation(
         cards = [CARD_INDEX[name] for _, name in trick["cards"]]
         state._history.append((trick["leader"], cards, trick["winner"]))
     state._taken = list(observation["taken"])
-    state._tricks_won = list(observation["tricks_won"])
     state._bids = [(who, TABLE.parse(name)) for who, name in observation["bids"]]
     high_bidder = observation["high_bidder"]
     state._high_bidder = -1 if high_bidder is None else high_bidder
     state._high_bid = observation["high_bid"] or 0
+    if state._high_bidder >= 0:
+        state._low_bid = (state._high_bid - MIN_BID) // BID_STEP + 1
     passed = set(observation["passed"])
     state._passed = [other in passed for other in range(players)]
     goodge = observation["goodge"]
@@ -982,10 +1070,12 @@ def state_from_observation(
     if trick_now:
         state._trick = [CARD_INDEX[name] for _, name in trick_now]
         state._leader = trick_now[0][0]
-        state._lead_suit, state._follow, state._power = state._leads[state._trick[0]]
+        led = state._leads[state._trick[0]]
+        state._lead_suit, state._follow, state._follows, state._power, _ = led
         best_at = best_in_trick(state._trick, state._power)
         state._best = state._power[state._trick[best_at]]
         state._winner = trick_now[best_at][0]
+        state._trick_points = sum(POINTS[card] for card in state._trick)
     state._phase = PHASE_NAMES.index(observation["phase"])
     to_act = observation["to_act"]
     assert to_act is not None, "someone acts until the game is over"

@@ -106,6 +106,7 @@ TABLE = ActionTable(
 )
 TURN = TABLE.actions[DECK * _TARGETS]
 WAIT = TABLE.actions[DECK * _TARGETS + 1]
+_TURN_AND_WAIT: tuple[Action, Action] = (TURN, WAIT)
 _NEW: tuple[Action, ...] = tuple(TABLE.actions[card * _TARGETS] for card in range(DECK))
 """`_NEW[card]`: start a new pile with `card` (legal for Aces only)."""
 _ONTO: tuple[tuple[Action, ...], ...] = tuple(
@@ -344,11 +345,57 @@ class GoofState:
     Per seat the goof pile, stock and waste are lists of cards with the top
     card LAST; the goof line is a list of 4 cards. Piles are lists of table
     ids (`owner * 52 + card`), bottom first, indexed by pile id.
-    `_waiting[card]` lists the live piles whose next card is `card`, so
-    finding where a card fits costs one lookup. `_legal[seat]` caches the
-    seat's legal actions until its turn or a card reaching the area changes
-    them, and `_line_plays[seat]` their goof-line part, which a turn keeps.
+    `_fits[card]` lists the plays of `card` that the area allows now: onto
+    each live pile whose next card it is (in the order they came to wait for
+    it), or for an Ace its new pile; so a seat's plays are a few lookups.
+    `_legal[seat]` caches the seat's legal actions until its turn or a card
+    reaching the area changes them. `_to_act` is the seats that still owe an
+    action in this tick (none once the game is over).
     """
+
+    # Every attribute is declared (`copy_state` copies them by these names): beyond
+    # 30 attributes CPython 3.11 gives up its compact per-class layout for a dict per
+    # instance, which slows every attribute access on the play path.
+    __slots__ = (
+        "_area",
+        "_back",
+        "_complete",
+        "_deal",
+        "_dealer",
+        "_fits",
+        "_goof",
+        "_history",
+        "_last",
+        "_legal",
+        "_line",
+        "_live",
+        "_log",
+        "_max_ticks",
+        "_order_bits",
+        "_orders",
+        "_over",
+        "_pending",
+        "_piles",
+        "_removed",
+        "_rng",
+        "_round",
+        "_rounds",
+        "_scores",
+        "_seats",
+        "_sizes",
+        "_stall",
+        "_stall_limit",
+        "_stock",
+        "_target",
+        "_tick",
+        "_to_act",
+        "_turned",
+        "_waste",
+        "options",
+        "players",
+        "seed",
+        "spec",
+    )
 
     def __init__(
         self,
@@ -369,7 +416,6 @@ class GoofState:
         self._stall_limit = rules.stall_limit
         self._max_ticks = rules.max_ticks
         self._seats = tuple(range(players))
-        self._seat_set = frozenset(self._seats)
         self._orders = _orders(players)
         self._order_bits = len(self._orders).bit_length()
         # One tuple per tick: tuples of plain values drop out of the garbage collector's
@@ -380,6 +426,7 @@ class GoofState:
         self._round = 1
         self._over = False
         self._pending: dict[int, Action] = {}
+        self._to_act: tuple[int, ...] = self._seats
         self._deal: JSON = None
         dealer = self._rng.randrange(players)
         # Shuffle even when the deal is given, so that the rest of the game
@@ -417,7 +464,9 @@ class GoofState:
         self._back = [-1] * self.players
         self._piles: list[list[int]] = []
         self._live: list[bool] = []
-        self._waiting: list[list[int]] = [[] for _ in range(DECK)]
+        self._fits: list[list[Action]] = [
+            [_NEW[card]] if STARTS_PILE[card] else [] for card in range(DECK)
+        ]
         self._complete: list[int] = []
         self._removed: list[int] = []
         self._area = [0] * self.players
@@ -426,7 +475,6 @@ class GoofState:
         self._tick = 0
         self._last: tuple[tuple[int, Action, bool], ...] = ()
         self._legal: list[list[Action] | None] = [None] * self.players
-        self._line_plays: list[list[Action] | None] = [None] * self.players
 
     def _end_round(self, goof: int | None, reason: EndReason) -> None:
         scores = tuple(self._area[s] - 2 * len(self._goof[s]) for s in self._seats)
@@ -437,6 +485,7 @@ class GoofState:
             self._target is not None and max(self._scores) >= self._target
         ):
             self._over = True
+            self._to_act = ()
             return
         self._round += 1
         self._dealer = (self._dealer + 1) % self.players
@@ -451,15 +500,11 @@ class GoofState:
 
     def to_act(self) -> tuple[int, ...]:
         """Every seat that still owes an action in the current tick."""
-        if self._over:
-            return ()
-        if self._pending:
-            return tuple(s for s in self._seats if s not in self._pending)
-        return self._seats
+        return self._to_act
 
     def legal_actions(self, seat: int) -> list[Action]:
         """What `seat` may do in this tick: card plays, `turn` if it has cards, `wait`."""
-        if self._over or not 0 <= seat < self.players or seat in self._pending:
+        if seat not in self._to_act:
             return []
         legal = self._legal[seat]
         return (self._legal_of(seat) if legal is None else legal)[:]
@@ -468,46 +513,27 @@ class GoofState:
         """The cached legal actions of `seat` (shared list: do not hand it out).
 
         The goof line's plays, then the waste top's and the back-three card's,
-        then `turn` and `wait`. The line's plays are cached apart: they change
-        only when a card reaches the area, while a turn changes the waste.
+        then `turn` and `wait`.
         """
         legal = self._legal[seat]
         if legal is not None:
             return legal
-        waiting = self._waiting
-        line_plays = self._line_plays[seat]
-        if line_plays is None:
-            line_plays = self._line_plays[seat] = []
-            for card in self._line[seat]:
-                if waiting[card] or STARTS_PILE[card]:  # most cards fit nowhere: test that first
-                    self._add_plays(line_plays, card)
-        legal = line_plays[:]
+        fits = self._fits
+        first, second, third, fourth = self._line[seat]  # a goof line is always 4 cards
+        legal = [*fits[first], *fits[second], *fits[third], *fits[fourth]]
         waste = self._waste[seat]
         if waste:
-            top = waste[-1]
-            if waiting[top] or STARTS_PILE[top]:
-                self._add_plays(legal, top)
+            legal += fits[waste[-1]]
             back = self._back[seat]
             if 0 <= back < len(waste) - 1:
-                card = waste[back]
-                if waiting[card] or STARTS_PILE[card]:
-                    self._add_plays(legal, card)
-            legal.append(TURN)
+                legal += fits[waste[back]]
+            legal += _TURN_AND_WAIT
         elif self._stock[seat]:
-            legal.append(TURN)
-        legal.append(WAIT)
+            legal += _TURN_AND_WAIT
+        else:
+            legal.append(WAIT)
         self._legal[seat] = legal
         return legal
-
-    def _add_plays(self, legal: list[Action], card: int) -> None:
-        """Append the plays of `card`: onto each pile that waits for it, or an Ace's new pile."""
-        piles = self._waiting[card]
-        if piles:
-            onto = _ONTO[card]
-            for pile in piles:
-                legal.append(onto[pile])
-        elif STARTS_PILE[card]:
-            legal.append(_NEW[card])
 
     def apply(self, seat: int, action: Action | int | str) -> None:
         """Collect `seat`'s action for this tick; the tick resolves, in arrival
@@ -525,7 +551,10 @@ class GoofState:
         self._pending[seat] = self._checked(seat, action)
         if len(self._pending) == self.players:
             actions, self._pending = self._pending, {}
+            self._to_act = self._seats
             self._resolve([actions[s] for s in self._seats], list(actions))
+        else:
+            self._to_act = tuple(s for s in self._seats if s not in self._pending)
 
     def apply_tick(
         self, actions: Mapping[int, Action | int | str], order: Sequence[int] | None = None
@@ -542,26 +571,38 @@ class GoofState:
                 f"seats {', '.join(str(s) for s in self._pending)} already acted in this tick "
                 "with apply(); finish the tick with apply()"
             )
-        if actions.keys() != self._seat_set:
-            missing = [s for s in self._seats if s not in actions]
-            extra = [s for s in actions if s not in self._seats]
-            raise IllegalAction(
-                f"every seat 0..{self.players - 1} must give exactly one action per tick; "
-                f"missing: {missing or 'none'}, unknown seats: {extra or 'none'}"
-            )
-        chosen = []
+        # Exactly the seats, each once: as many actions as seats, and one for each seat.
+        if len(actions) != self.players:
+            raise IllegalAction(self._seats_message(actions))
+        chosen: list[Action] = []
         legal = self._legal
         for seat in self._seats:
-            action = actions[seat]
+            action = actions.get(seat)
             allowed = legal[seat]
             # The common case, an action object from the cached legal list, costs one
-            # lookup; anything else (text, numbers, no cached list) gets the full check.
+            # lookup; anything else (text, numbers, no cached list, no action) is checked
+            # in full, every seat's presence first.
             if allowed is None or type(action) is not GoofAction or action not in allowed:
-                action = self._checked(seat, action)
+                chosen = self._checked_tick(actions)
+                break
             chosen.append(action)
         if order is not None and sorted(order) != list(self._seats):
             raise IllegalAction(f"order must list every seat once, got {list(order)}")
         return self._resolve(chosen, order)
+
+    def _seats_message(self, actions: Mapping[int, object]) -> str:
+        missing = [s for s in self._seats if s not in actions]
+        extra = [s for s in actions if s not in self._seats]
+        return (
+            f"every seat 0..{self.players - 1} must give exactly one action per tick; "
+            f"missing: {missing or 'none'}, unknown seats: {extra or 'none'}"
+        )
+
+    def _checked_tick(self, actions: Mapping[int, Action | int | str]) -> list[Action]:
+        """Each seat's action of a tick checked in full, once every seat is known to have one."""
+        if any(seat not in actions for seat in self._seats):
+            raise IllegalAction(self._seats_message(actions))
+        return [self._checked(seat, actions[seat]) for seat in self._seats]
 
     def _checked(self, seat: int, action: Action | int | str) -> Action:
         if type(action) is not GoofAction:
@@ -637,7 +678,6 @@ class GoofState:
         elif progress:
             # A card in the area can change what every seat may play.
             self._legal = [None] * self.players
-            self._line_plays = [None] * self.players
             self._turned = [0] * self.players
             self._stall = 0
         elif self._stalled():
@@ -659,13 +699,13 @@ class GoofState:
             self._live.append(True)
         else:
             pile = target - 1
-            waiting = self._waiting[card]
-            if pile not in waiting:
+            fits = self._fits[card]
+            if action not in fits:
                 return False
-            waiting.remove(pile)
+            fits.remove(action)
             self._piles[pile].append(seat * DECK + card)
         if after is not None:
-            self._waiting[after].append(pile)
+            self._fits[after].append(_ONTO[after][pile])
         else:
             self._complete.append(pile)
             if len(self._complete) == 3:
@@ -826,7 +866,7 @@ class GoofState:
         new._stock = [cards[:] for cards in self._stock]
         new._waste = [cards[:] for cards in self._waste]
         new._piles = [cards[:] for cards in self._piles]
-        new._waiting = [piles[:] for piles in self._waiting]
+        new._fits = [plays[:] for plays in self._fits]
         new._pending = dict(self._pending)
         if this_round_only:
             new._rounds = self._round
