@@ -35,10 +35,14 @@ CONNECT_TIMEOUT_S = 60.0
 
 
 def npm_install() -> None:
-    """Install the bot's packages from its lock file, once."""
+    """Install the bot's packages from its lock file, once. npm's own lines go to stderr:
+    stdout carries only the match JSON."""
     if not (NODE_BOT / "node_modules" / "@grpc" / "grpc-js").is_dir():
         subprocess.run(
-            ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=NODE_BOT, check=True
+            ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+            cwd=NODE_BOT,
+            check=True,
+            stdout=sys.stderr,
         )
 
 
