@@ -300,6 +300,14 @@ class State(Protocol):
         knows the game reads it typed; code that does not passes it on as JSON.
         """
 
+    def public_observation(self) -> JSON:
+        """What every seat, and a spectator, may see now, as JSON-ready data.
+
+        The observation's shape without its seat, its hand or any other card that
+        some seat cannot see (`hidden_cards`): what a live match shows its watchers.
+        Each engine returns its own TypedDict (`goodge.GoodgePublicObservation`, ...).
+        """
+
     def is_over(self) -> bool:
         """True once the game has ended."""
 

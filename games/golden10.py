@@ -141,11 +141,10 @@ class Golden10RoundEnd(TypedDict):
     scores: list[int]
 
 
-class Golden10Observation(TypedDict):
-    """What one seat knows (docs/rules/golden10.md describes every key)."""
+class Golden10PublicObservation(TypedDict):
+    """What every seat, and a spectator, may see: no hand, the set-aside cards only counted."""
 
     game: Literal["golden10"]
-    seat: int
     players: int
     round: int
     rounds: int
@@ -154,7 +153,6 @@ class Golden10Observation(TypedDict):
     scores: list[int]
     phase: Literal["play", "over"]
     to_act: int | None
-    hand: list[str]
     hand_sizes: list[int]
     led_colour: str | None
     trick: list[SeatEntry]
@@ -165,6 +163,13 @@ class Golden10Observation(TypedDict):
     left_over_count: int
     left_over_taker: int | None
     last_round: Golden10RoundEnd | None
+
+
+class Golden10Observation(Golden10PublicObservation):
+    """What one seat knows (docs/rules/golden10.md describes every key)."""
+
+    seat: int
+    hand: list[str]
 
 
 # -- rules helpers, for the engine and for anyone reading an observation -------
@@ -449,7 +454,11 @@ class Golden10State:
         self._deal_round()
 
     def observation(self, seat: int) -> Golden10Observation:
-        """What `seat` knows: its hand, this round's tricks so far, everyone's scores.
+        """What `seat` knows: its hand and all that is public."""
+        return {**self.public_observation(), "seat": seat, "hand": _names(self._hands[seat])}
+
+    def public_observation(self) -> Golden10PublicObservation:
+        """What every seat may see: this round's tricks so far, everyone's scores.
 
         The set-aside cards appear only as a count and the seat that took them.
         """
@@ -474,7 +483,6 @@ class Golden10State:
         current = moves[len(self._trick_winners) * players :]
         return {
             "game": SPEC_NAME,
-            "seat": seat,
             "players": players,
             "round": self._round,
             "rounds": self._rounds,
@@ -483,7 +491,6 @@ class Golden10State:
             "scores": list(self._totals),
             "phase": "over" if self._over else "play",
             "to_act": None if self._over else self._turn,
-            "hand": _names(self._hands[seat]),
             "hand_sizes": [hand.bit_count() for hand in self._hands],
             "led_colour": COLOURS[self._led] if current else None,
             "trick": [[who, Card.NAMES[card]] for who, card in current],

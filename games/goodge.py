@@ -206,11 +206,10 @@ class GoodgeRoundScored(TypedDict):
 GoodgeRoundEnd = GoodgeRedeal | GoodgeRoundScored
 
 
-class GoodgeObservation(TypedDict):
-    """What one seat knows (docs/rules/goodge.md describes every key)."""
+class GoodgePublicObservation(TypedDict):
+    """What every seat, and a spectator, may see: no hand, nothing of the Stash but its size."""
 
     game: Literal["goodge"]
-    seat: int
     players: int
     round: int
     dealer: int
@@ -220,7 +219,6 @@ class GoodgeObservation(TypedDict):
     options: dict[str, JSON]
     """The resolved options; `GoodgeOptions.of` reads them typed."""
     target: int
-    hand: list[str]
     hand_sizes: list[int]
     bids: list[SeatEntry]
     """`[seat, "bid:55" or "pass"]` in bidding order."""
@@ -231,7 +229,6 @@ class GoodgeObservation(TypedDict):
     bid: int | None
     trump: str | None
     stash_size: int
-    stash: list[str] | None
     tricks: list[GoodgeTrick]
     trick: list[SeatEntry]
     """The trick in progress: `[seat, card id]` in play order."""
@@ -239,6 +236,15 @@ class GoodgeObservation(TypedDict):
     taken: list[int]
     tricks_won: list[int]
     last_round: GoodgeRoundEnd | None
+
+
+class GoodgeObservation(GoodgePublicObservation):
+    """What one seat knows (docs/rules/goodge.md describes every key)."""
+
+    seat: int
+    hand: list[str]
+    stash: list[str] | None
+    """The Stash's cards, to the Goodge after the pick-up and to all once the game is over."""
 
 
 # -- rules helpers, for the engine and for anyone reading an observation -------
@@ -912,15 +918,27 @@ class GoodgeState:
 
     def observation(self, seat: int) -> GoodgeObservation:
         """All that `seat` may know now (see docs/rules/goodge.md for the keys)."""
+        sees_stash = self._phase == OVER or (self._picked_up and seat == self._goodge)
+        return {
+            **self.public_observation(),
+            "seat": seat,
+            "hand": _card_names(self._hands[seat]),
+            "stash": _card_names(self._stash) if sees_stash else None,
+        }
+
+    def public_observation(self) -> GoodgePublicObservation:
+        """What every seat may see now: bids, trump, the tricks and who took them, scores.
+
+        The Stash stays hidden even once the game is over: in a duplicate match the
+        same deal is played again with the seats rotated.
+        """
         names = TABLE.cls.NAMES
         n = self.players
         over = self._phase == OVER
         goodge = self._goodge
-        sees_stash = over or (self._picked_up and seat == goodge)
         winners = [winner for _, _, winner in self._history]
-        obs: GoodgeObservation = {
+        return {
             "game": SPEC_NAME,
-            "seat": seat,
             "players": n,
             "round": self._round,
             "dealer": self._dealer,
@@ -929,7 +947,6 @@ class GoodgeState:
             "to_act": None if over else self._turn,
             "options": dict(self.options),
             "target": TARGET,
-            "hand": _card_names(self._hands[seat]),
             "hand_sizes": [self._hands[s].bit_count() for s in range(n)],
             "bids": [[s, names[a]] for s, a in self._bids],
             "passed": [s for s in range(n) if self._passed[s]],
@@ -939,7 +956,6 @@ class GoodgeState:
             "bid": self._high_bid if goodge >= 0 else None,
             "trump": SUITS[self._trump] if self._trump >= 0 else None,
             "stash_size": self._stash.bit_count(),
-            "stash": _card_names(self._stash) if sees_stash else None,
             "tricks": [
                 {
                     "leader": leader,
@@ -955,7 +971,6 @@ class GoodgeState:
             "tricks_won": [winners.count(s) for s in range(n)],
             "last_round": self.last_round,
         }
-        return obs
 
 
 def _list_text(actions: Sequence[Action]) -> str:

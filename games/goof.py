@@ -279,11 +279,10 @@ class GoofPastRound(TypedDict):
     end: EndReason
 
 
-class GoofObservation(TypedDict):
-    """The table as one seat sees it (docs/rules/goof.md describes every key)."""
+class GoofPublicObservation(TypedDict):
+    """The face-up table, as every seat and a spectator see it."""
 
     game: Literal["goof"]
-    seat: int
     players: int
     round: int
     dealer: int
@@ -297,6 +296,12 @@ class GoofObservation(TypedDict):
     last_tick: list[SeatEntry]
     """`[seat, action, took effect]` of the last tick, in resolution order."""
     past_rounds: list[GoofPastRound]
+
+
+class GoofObservation(GoofPublicObservation):
+    """The table as one seat sees it (docs/rules/goof.md describes every key)."""
+
+    seat: int
 
 
 @cache
@@ -767,7 +772,11 @@ class GoofState:
         self._legal = [None] * self.players
 
     def observation(self, seat: int) -> GoofObservation:
-        """The table as `seat` sees it; everything face up is public to all."""
+        """The table as `seat` sees it: the public table, since nobody holds a hand."""
+        return {**self.public_observation(), "seat": seat}
+
+    def public_observation(self) -> GoofPublicObservation:
+        """Everything face up, which is public to all."""
         tableau: list[GoofTableau] = []
         for s in self._seats:
             waste = self._waste[s]
@@ -799,7 +808,6 @@ class GoofState:
         ]
         return {
             "game": SPEC_NAME,
-            "seat": seat,
             "players": self.players,
             "round": self._round,
             "dealer": self._dealer,

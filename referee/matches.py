@@ -32,6 +32,7 @@ from ladder.store import (
 )
 from referee.channels import RelayUnavailable, SeatChannel
 from referee.metrics import RefereeMetrics
+from referee.public import Projector, PublicMatch
 from referee.runner import Event, Limits, MatchRunner
 from referee.seats import Connected, Seats
 
@@ -87,6 +88,9 @@ class MatchManager:
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._events: dict[str, list[Event]] = {}
         self._watchers: dict[str, list[asyncio.Queue[Event | None]]] = {}
+        self._requests: dict[str, MatchRequest] = {}
+        # Only the running matches that someone watches in public: the others pay nothing.
+        self._public: dict[str, PublicMatch] = {}
         self._stopping = False
         self.played = 0
         """Matches this manager played to the end and stored, since it started."""
@@ -158,6 +162,7 @@ class MatchManager:
                 )
             if created:
                 self._events[request.id] = []
+                self._requests[request.id] = match.request
                 # The stored request: it holds the seed the store drew if the caller gave none.
                 self._tasks[request.id] = asyncio.create_task(
                     self._run(match.request), name=f"match {request.id}"
@@ -278,6 +283,9 @@ class MatchManager:
         self._events.setdefault(request.id, []).append(event)
         for queue in self._watchers.get(request.id, []):
             queue.put_nowait(event)
+        public = self._public.get(request.id)
+        if public is not None:
+            public.follow(event)
         if event["type"] == EventType.ACTION or event["type"] == EventType.TICK:
             moves = len(event.get("moves", [])) or 1
             self._metrics.moves.labels(request.game).inc(moves)
@@ -293,7 +301,11 @@ class MatchManager:
     def _close_watchers(self, match_id: str) -> None:
         for queue in self._watchers.pop(match_id, []):
             queue.put_nowait(None)
+        public = self._public.pop(match_id, None)
+        if public is not None:
+            public.close()
         self._events.pop(match_id, None)
+        self._requests.pop(match_id, None)
 
     async def watch(self, match_id: str) -> AsyncIterator[Event]:
         """The match's events so far, then as they happen, until it ends."""
@@ -313,6 +325,31 @@ class MatchManager:
         self._watchers.setdefault(match_id, []).append(queue)
         while (event := await queue.get()) is not None:
             yield event
+
+    async def watch_public(self, match_id: str) -> AsyncIterator[Event]:
+        """What anyone may see of the match (referee.public): so far, then as it happens.
+
+        TooManyWatchers when the match has its bound of public watchers already.
+        """
+        request = self._requests.get(match_id)
+        if request is None:
+            stored = await asyncio.to_thread(self._store.match, match_id)
+            projector = Projector(stored.request)
+            async for event in self.watch(match_id):
+                for public in projector.project(event):
+                    yield public
+            return
+        shared = self._public.get(match_id)
+        if shared is None:
+            shared = self._public[match_id] = PublicMatch(request, self._events[match_id])
+        queue = shared.join()
+        try:
+            while (shown := await queue.get()) is not None:
+                yield shown
+        finally:
+            shared.leave(queue)
+            if not shared.watched and self._public.get(match_id) is shared:
+                del self._public[match_id]
 
     async def wait(self, match_id: str) -> Match:
         """The match once it is no longer running, here or on another replica."""

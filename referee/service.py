@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import time
+from collections import Counter
 from collections.abc import AsyncIterator
 
 import grpc
@@ -20,6 +21,7 @@ from referee.limits import KeyedBuckets, TokenBucket
 from referee.matches import BadMatch, MatchManager, ShuttingDown
 from referee.metrics import RefereeMetrics
 from referee.placement import Placer
+from referee.public import MAX_WATCHERS_PER_ADDRESS, TooManyWatchers
 from referee.sessions import Problem, SessionHub
 from referee.sessions import Session as BotSession
 from referee.settings import RefereeSettings
@@ -74,9 +76,15 @@ class Gatekeeper:
     async def require_admin(self, context: grpc.aio.ServicerContext[object, object]) -> None:
         """Abort with PERMISSION_DENIED unless the call carries the admin token."""
         if not self.is_admin(context):
+            given = "this is not the admin token" if bearer(context) else "no token was given"
             await context.abort(
-                grpc.StatusCode.PERMISSION_DENIED, "this call needs the admin token"
+                grpc.StatusCode.PERMISSION_DENIED,
+                f"this call needs the referee's admin token ({given})",
             )
+
+    def exempt(self, context: grpc.aio.ServicerContext[object, object]) -> bool:
+        """True for an admin-token call when the referee has a token: no bound applies."""
+        return self._settings.admin_token is not None and self.is_admin(context)
 
     async def bound(
         self,
@@ -88,8 +96,7 @@ class Gatekeeper:
 
         Admin-token callers (workers, operators) are exempt when the referee has a token.
         """
-        exempt = self._settings.admin_token is not None and self.is_admin(context)
-        if not exempt and not buckets.take(peer_host(context)):
+        if not self.exempt(context) and not buckets.take(peer_host(context)):
             await context.abort(
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
                 f"more than {buckets.per_minute} {what} a minute from this address; "
@@ -103,7 +110,11 @@ class Gatekeeper:
         if bot is None:
             await context.abort(
                 grpc.StatusCode.UNAUTHENTICATED,
-                "a bot session needs metadata 'authorization: Bearer <token>' with a registered bot's token",
+                "this referee does not know this token (a token is shown once, by `arena bot "
+                "register` on this referee)"
+                if token
+                else "a bot session needs metadata 'authorization: Bearer <token>' with a "
+                "registered bot's token",
             )
         assert bot is not None
         return bot
@@ -268,6 +279,8 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
         self._gate = gate
         self._start = manager.start if placer is None else placer.start
         self._reads = KeyedBuckets(settings.reads_per_minute)
+        self._public_streams: Counter[str] = Counter()
+        """Public streams open now, per client address."""
 
     async def StartMatch(
         self, request: pb.StartMatchRequest, context: grpc.aio.ServicerContext[object, object]
@@ -328,6 +341,33 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
         except NotFound as error:
             await context.abort(grpc.StatusCode.NOT_FOUND, brief(str(error)))
 
+    async def WatchPublic(
+        self, request: pb.GetMatchRequest, context: grpc.aio.ServicerContext[object, object]
+    ) -> AsyncIterator[pb.MatchEvent]:
+        # Anyone may watch: the stream carries only what every seat sees (referee.public).
+        await self._gate.bound(self._reads, context, "match reads")
+        address = peer_host(context)
+        if (
+            not self._gate.exempt(context)
+            and self._public_streams[address] >= MAX_WATCHERS_PER_ADDRESS
+        ):
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"{MAX_WATCHERS_PER_ADDRESS} public streams from this address are open already",
+            )
+        self._public_streams[address] += 1
+        try:
+            async for event in self._manager.watch_public(request.match_id):
+                yield wire.event_message(event)
+        except NotFound as error:
+            await context.abort(grpc.StatusCode.NOT_FOUND, brief(str(error)))
+        except TooManyWatchers as error:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, brief(str(error)))
+        finally:
+            self._public_streams[address] -= 1
+            if not self._public_streams[address]:
+                del self._public_streams[address]
+
     async def GetReplay(
         self, request: pb.GetMatchRequest, context: grpc.aio.ServicerContext[object, object]
     ) -> pb.Replay:
@@ -352,9 +392,18 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
             await context.abort(
                 grpc.StatusCode.UNAVAILABLE, brief(f"the relay (Redis) is unavailable: {error}")
             )
-        return pb.ListSessionsReply(
-            sessions=[
-                pb.SessionInfo(bot_id=c.bot_id, capacity=c.capacity, busy=c.busy, replica=c.replica)
-                for c in connected
-            ]
-        )
+        known = await asyncio.to_thread(self._store.bots_by_id, [c.bot_id for c in connected])
+        sessions = []
+        for c in connected:
+            bot = known.get(c.bot_id)
+            sessions.append(
+                pb.SessionInfo(
+                    bot_id=c.bot_id,
+                    capacity=c.capacity,
+                    busy=c.busy,
+                    replica=c.replica,
+                    name=bot.name if bot else "",
+                    version=bot.version if bot else "",
+                )
+            )
+        return pb.ListSessionsReply(sessions=sessions)

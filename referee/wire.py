@@ -47,6 +47,7 @@ from ladder.records import (
     Strike,
 )
 from referee.channels import ActRequest
+from referee.public import VIEW
 from referee.sessions import Outgoing, Problem, Reconnect
 
 
@@ -735,7 +736,7 @@ def _strike_event(event: Mapping[str, Any]) -> pb.StrikeEvent:
         game_index=event["game_index"],
         seat=event["seat"],
         bot=event["bot"],
-        reason=event["reason"],
+        reason=event.get("reason", ""),  # none in a public stream
         strikes=event["strikes"],
     )
 
@@ -745,7 +746,7 @@ def _forfeit_event(event: Mapping[str, Any]) -> pb.ForfeitEvent:
         game_index=event["game_index"],
         seat=event["seat"],
         bot=event["bot"],
-        reason=event["reason"],
+        reason=event.get("reason", ""),  # none in a public stream
     )
 
 
@@ -763,7 +764,17 @@ def _match_aborted_event(event: Mapping[str, Any]) -> pb.MatchAbortedEvent:
     return pb.MatchAbortedEvent(reason=event["reason"])
 
 
-_EVENTS: dict[EventType, Callable[[Mapping[str, Any]], Message]] = {
+def _view_event(event: Mapping[str, Any]) -> pb.PublicViewEvent:
+    # The typed observation reads a seat, a hand and the Stash: nobody's, none, unknown.
+    nobodys = {"seat": -1, "hand": [], "stash": None, **event["view"]}
+    return pb.PublicViewEvent(
+        game_index=event["game_index"],
+        step=event["step"],
+        observation=observation_message(nobodys),
+    )
+
+
+_EVENTS: dict[str, Callable[[Mapping[str, Any]], Message]] = {
     EventType.GAME_START: _game_start_event,
     EventType.ACTION: _action_event,
     EventType.TICK: _tick_event,
@@ -772,6 +783,7 @@ _EVENTS: dict[EventType, Callable[[Mapping[str, Any]], Message]] = {
     EventType.GAME_END: _game_end_event,
     EventType.MATCH_END: _match_end_event,
     EventType.MATCH_ABORTED: _match_aborted_event,
+    VIEW: _view_event,
 }
 """Per event type, its typed message (the `MatchEvent.event` field named as the type)."""
 
@@ -782,7 +794,7 @@ def event_message(event: Mapping[str, Any]) -> pb.MatchEvent:
     kind = str(event["type"])
     message = pb.MatchEvent(type=kind, json=json.dumps(event))
     if kind in _EVENTS:
-        getattr(message, kind).CopyFrom(_EVENTS[EventType(kind)](event))
+        getattr(message, kind).CopyFrom(_EVENTS[kind](event))
     return message
 
 

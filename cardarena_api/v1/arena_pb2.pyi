@@ -871,8 +871,9 @@ class MatchEvent(_message.Message):
     GAME_END_FIELD_NUMBER: _builtins.int
     MATCH_END_FIELD_NUMBER: _builtins.int
     MATCH_ABORTED_FIELD_NUMBER: _builtins.int
+    VIEW_FIELD_NUMBER: _builtins.int
     type: _builtins.str
-    """game_start, action, tick, strike, forfeit, game_end, match_end, match_aborted"""
+    """game_start, action, tick, strike, forfeit, game_end, match_end, match_aborted, view"""
     json: _builtins.str
     """the event as JSON (docs/protocol.md)"""
     @_builtins.property
@@ -891,6 +892,10 @@ class MatchEvent(_message.Message):
     def match_end(self) -> Global___MatchEndEvent: ...
     @_builtins.property
     def match_aborted(self) -> Global___MatchAbortedEvent: ...
+    @_builtins.property
+    def view(self) -> Global___PublicViewEvent:
+        """WatchPublic only"""
+
     def __init__(
         self,
         *,
@@ -904,16 +909,48 @@ class MatchEvent(_message.Message):
         game_end: Global___GameEndEvent | None = ...,
         match_end: Global___MatchEndEvent | None = ...,
         match_aborted: Global___MatchAbortedEvent | None = ...,
+        view: Global___PublicViewEvent | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "event", b"event", "forfeit", b"forfeit", "game_end", b"game_end", "game_start", b"game_start", "match_aborted", b"match_aborted", "match_end", b"match_end", "strike", b"strike", "tick", b"tick"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "event", b"event", "forfeit", b"forfeit", "game_end", b"game_end", "game_start", b"game_start", "match_aborted", b"match_aborted", "match_end", b"match_end", "strike", b"strike", "tick", b"tick", "view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "event", b"event", "forfeit", b"forfeit", "game_end", b"game_end", "game_start", b"game_start", "json", b"json", "match_aborted", b"match_aborted", "match_end", b"match_end", "strike", b"strike", "tick", b"tick", "type", b"type"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "event", b"event", "forfeit", b"forfeit", "game_end", b"game_end", "game_start", b"game_start", "json", b"json", "match_aborted", b"match_aborted", "match_end", b"match_end", "strike", b"strike", "tick", b"tick", "type", b"type", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["game_start", "action", "tick", "strike", "forfeit", "game_end", "match_end", "match_aborted"]  # noqa: Y015
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["game_start", "action", "tick", "strike", "forfeit", "game_end", "match_end", "match_aborted", "view"]  # noqa: Y015
     _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
 
 Global___MatchEvent: _TypeAlias = MatchEvent  # noqa: Y015
+
+@_typing.final
+class PublicViewEvent(_message.Message):
+    """What every seat, and a spectator, sees of the game after a move or tick (WatchPublic)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_INDEX_FIELD_NUMBER: _builtins.int
+    STEP_FIELD_NUMBER: _builtins.int
+    OBSERVATION_FIELD_NUMBER: _builtins.int
+    game_index: _builtins.int
+    step: _builtins.int
+    """moves (Goof: ticks) played in this game so far"""
+    @_builtins.property
+    def observation(self) -> _cards_pb2.Observation:
+        """Nobody's observation: seat -1, no hand, no Stash (stash_known false)."""
+
+    def __init__(
+        self,
+        *,
+        game_index: _builtins.int = ...,
+        step: _builtins.int = ...,
+        observation: _cards_pb2.Observation | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["observation", b"observation"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_index", b"game_index", "observation", b"observation", "step", b"step"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PublicViewEvent: _TypeAlias = PublicViewEvent  # noqa: Y015
 
 @_typing.final
 class GameStartEvent(_message.Message):
@@ -1276,12 +1313,17 @@ class SessionInfo(_message.Message):
     CAPACITY_FIELD_NUMBER: _builtins.int
     BUSY_FIELD_NUMBER: _builtins.int
     REPLICA_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
     bot_id: _builtins.str
     capacity: _builtins.int
     busy: _builtins.int
     """matches it plays now, on every replica"""
     replica: _builtins.str
     """the referee replica holding its stream"""
+    name: _builtins.str
+    """the bot's registered name and version"""
+    version: _builtins.str
     def __init__(
         self,
         *,
@@ -1289,10 +1331,12 @@ class SessionInfo(_message.Message):
         capacity: _builtins.int = ...,
         busy: _builtins.int = ...,
         replica: _builtins.str = ...,
+        name: _builtins.str = ...,
+        version: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_id", b"bot_id", "busy", b"busy", "capacity", b"capacity", "replica", b"replica"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_id", b"bot_id", "busy", b"busy", "capacity", b"capacity", "name", b"name", "replica", b"replica", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

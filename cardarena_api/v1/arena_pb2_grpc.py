@@ -182,6 +182,11 @@ class RefereeServiceStub:
                 request_serializer=cardarena__api_dot_v1_dot_arena__pb2.GetMatchRequest.SerializeToString,
                 response_deserializer=cardarena__api_dot_v1_dot_arena__pb2.MatchEvent.FromString,
                 _registered_method=True)
+        self.WatchPublic = channel.unary_stream(
+                '/cardarena_api.v1.RefereeService/WatchPublic',
+                request_serializer=cardarena__api_dot_v1_dot_arena__pb2.GetMatchRequest.SerializeToString,
+                response_deserializer=cardarena__api_dot_v1_dot_arena__pb2.MatchEvent.FromString,
+                _registered_method=True)
         self.GetReplay = channel.unary_unary(
                 '/cardarena_api.v1.RefereeService/GetReplay',
                 request_serializer=cardarena__api_dot_v1_dot_arena__pb2.GetMatchRequest.SerializeToString,
@@ -224,6 +229,16 @@ class RefereeServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def WatchPublic(self, request, context):
+        """What anyone may see of the match, so far and then as it happens, until it
+        ends: game starts, the public view after each move or tick (type "view"),
+        strikes and forfeits without their reasons, game ends, the match's end.
+        Never a hand, the Stash or the seed before the end. Needs no token.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetReplay(self, request, context):
         """The event log of every game of a finished match.
         """
@@ -253,6 +268,11 @@ def add_RefereeServiceServicer_to_server(servicer, server):
             ),
             'WatchMatch': grpc.unary_stream_rpc_method_handler(
                     servicer.WatchMatch,
+                    request_deserializer=cardarena__api_dot_v1_dot_arena__pb2.GetMatchRequest.FromString,
+                    response_serializer=cardarena__api_dot_v1_dot_arena__pb2.MatchEvent.SerializeToString,
+            ),
+            'WatchPublic': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchPublic,
                     request_deserializer=cardarena__api_dot_v1_dot_arena__pb2.GetMatchRequest.FromString,
                     response_serializer=cardarena__api_dot_v1_dot_arena__pb2.MatchEvent.SerializeToString,
             ),
@@ -350,6 +370,33 @@ class RefereeService:
             request,
             target,
             '/cardarena_api.v1.RefereeService/WatchMatch',
+            cardarena__api_dot_v1_dot_arena__pb2.GetMatchRequest.SerializeToString,
+            cardarena__api_dot_v1_dot_arena__pb2.MatchEvent.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchPublic(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/cardarena_api.v1.RefereeService/WatchPublic',
             cardarena__api_dot_v1_dot_arena__pb2.GetMatchRequest.SerializeToString,
             cardarena__api_dot_v1_dot_arena__pb2.MatchEvent.FromString,
             options,

@@ -114,6 +114,12 @@ class RefereeServiceStub:
     """
     WatchMatch: _grpc.UnaryStreamMultiCallable[_arena_pb2.GetMatchRequest, _arena_pb2.MatchEvent]
     """The match's events as they happen, until it ends."""
+    WatchPublic: _grpc.UnaryStreamMultiCallable[_arena_pb2.GetMatchRequest, _arena_pb2.MatchEvent]
+    """What anyone may see of the match, so far and then as it happens, until it
+    ends: game starts, the public view after each move or tick (type "view"),
+    strikes and forfeits without their reasons, game ends, the match's end.
+    Never a hand, the Stash or the seed before the end. Needs no token.
+    """
     GetReplay: _grpc.UnaryUnaryMultiCallable[_arena_pb2.GetMatchRequest, _arena_pb2.Replay]
     """The event log of every game of a finished match."""
     ListSessions: _grpc.UnaryUnaryMultiCallable[_arena_pb2.ListSessionsRequest, _arena_pb2.ListSessionsReply]
@@ -138,6 +144,12 @@ class RefereeServiceAsyncStub(RefereeServiceStub):
     """
     WatchMatch: _aio.UnaryStreamMultiCallable[_arena_pb2.GetMatchRequest, _arena_pb2.MatchEvent]  # type: ignore[assignment]
     """The match's events as they happen, until it ends."""
+    WatchPublic: _aio.UnaryStreamMultiCallable[_arena_pb2.GetMatchRequest, _arena_pb2.MatchEvent]  # type: ignore[assignment]
+    """What anyone may see of the match, so far and then as it happens, until it
+    ends: game starts, the public view after each move or tick (type "view"),
+    strikes and forfeits without their reasons, game ends, the match's end.
+    Never a hand, the Stash or the seed before the end. Needs no token.
+    """
     GetReplay: _aio.UnaryUnaryMultiCallable[_arena_pb2.GetMatchRequest, _arena_pb2.Replay]  # type: ignore[assignment]
     """The event log of every game of a finished match."""
     ListSessions: _aio.UnaryUnaryMultiCallable[_arena_pb2.ListSessionsRequest, _arena_pb2.ListSessionsReply]  # type: ignore[assignment]
@@ -177,6 +189,18 @@ class RefereeServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_arena_pb2.MatchEvent], _abc.AsyncIterator[_arena_pb2.MatchEvent]]:
         """The match's events as they happen, until it ends."""
+
+    @_abc_1.abstractmethod
+    def WatchPublic(
+        self,
+        request: _arena_pb2.GetMatchRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_arena_pb2.MatchEvent], _abc.AsyncIterator[_arena_pb2.MatchEvent]]:
+        """What anyone may see of the match, so far and then as it happens, until it
+        ends: game starts, the public view after each move or tick (type "view"),
+        strikes and forfeits without their reasons, game ends, the match's end.
+        Never a hand, the Stash or the seed before the end. Needs no token.
+        """
 
     @_abc_1.abstractmethod
     def GetReplay(

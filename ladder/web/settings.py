@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ladder.settings import setting
+from ladder.settings import DEFAULT_REFEREE, REFEREE, setting
 
 
 @dataclass(frozen=True)
 class WebSettings:
-    """The web's address, its pages' refresh and its JSON API's bound per client address."""
+    """The web's address, its pages' refresh, its JSON API's bound per client address, and
+    the referee whose public streams its live match pages relay."""
 
     port: int = setting(8000, env="WEB_PORT", flag="--port", help="TCP port", parse=int)
     host: str = setting(
@@ -42,6 +43,7 @@ class WebSettings:
         parse=int,
         metavar="N",
     )
+    referee: str = setting(DEFAULT_REFEREE, REFEREE)
 
     def check(self) -> None:
         """Refuse values the web cannot serve with (ValueError, naming the flag)."""

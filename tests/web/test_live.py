@@ -1,0 +1,120 @@
+"""The live view: `arena web` relays a running match's public stream as server-sent events.
+
+Real processes over loopback: a referee, bots, and `arena web --referee`; the
+stream is read over real HTTP and scanned, as the referee's is in
+tests/referee/test_public_watch.py, for any card hidden at the moment it was sent.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from arena_cli.web_cmd import RefereeFeed
+from cardarena_api.v1 import arena_pb2 as pb
+from ladder.store import Store
+from ladder.web import create_app, live
+from tests.games.test_properties import string_leaves
+from tests.referee.test_public_watch import check_public_stream, hidden_by_step
+from tests.support.processes import PYTHON, Processes, free_port, wait_until
+from tests.support.referee import BotHandle, RefereeProc, launch_referee, result_of
+
+
+@pytest.fixture(scope="module")
+def live_arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RefereeProc, str]]:
+    """A referee, a slow bot and two random bots, and `arena web` following the referee."""
+    workdir = tmp_path_factory.mktemp("live")
+    procs = Processes(workdir)
+    try:
+        ref = launch_referee(workdir, procs)
+        port = free_port()
+        procs.start(
+            "web",
+            [
+                PYTHON, "-m", "arena_cli.main", "web", "--port", str(port),
+                "--db", f"sqlite:///{workdir / 'arena.db'}", "--referee", ref.address,
+            ],
+        )  # fmt: skip
+        web = f"http://127.0.0.1:{port}"
+
+        def serving() -> bool:
+            try:
+                return httpx.get(f"{web}/healthz", timeout=2).status_code == 200
+            except httpx.HTTPError:
+                return False
+
+        wait_until(serving, 30, "the web to serve", 0.1)
+        yield ref, web
+        ref.channel.close()
+    finally:
+        procs.close()
+
+
+@pytest.fixture(scope="module")
+def seats(live_arena: tuple[RefereeProc, str]) -> list[BotHandle]:
+    ref, _ = live_arena
+    handles = [
+        ref.run_badbot("record", ref.register("slow"), "--delay-ms", "250", "--delay-count", "4"),
+        ref.run_bot("random", ref.register("random")),
+        ref.run_bot("random", ref.register("random")),
+    ]
+    ref.wait_connected(handles)
+    return handles
+
+
+def test_a_running_match_is_relayed_live_and_public(
+    live_arena: tuple[RefereeProc, str], seats: list[BotHandle]
+) -> None:
+    ref, web = live_arena
+    match_id = f"live-{uuid.uuid4().hex[:8]}"
+    ref.start_match(
+        match_id, "goodge", seats, seed=5, deadline_ms=2000, options={"max_rounds": "2"}
+    )
+    page = httpx.get(f"{web}/matches/{match_id}", timeout=10)
+    assert page.status_code == 200
+    assert 'id="live"' in page.text and "/static/watch.js" in page.text, "the live page"
+    assert "<script>" not in page.text, "no inline script"
+
+    events: list[dict[str, Any]] = []
+    running_at_first_view: str | None = None
+    with httpx.stream("GET", f"{web}/api/matches/{match_id}/live", timeout=60) as stream:
+        assert stream.status_code == 200
+        assert stream.headers["content-type"].startswith("text/event-stream")
+        for line in stream.iter_lines():
+            if not line.startswith("data: "):
+                continue
+            event = json.loads(line[len("data: ") :])
+            events.append({**event, "strings": string_leaves(event)})
+            if event["type"] == "view" and running_at_first_view is None:
+                status = httpx.get(f"{web}/api/matches/{match_id}", timeout=10).json()["status"]
+                running_at_first_view = status
+    assert running_at_first_view == "running", "updates come while the match is played"
+    result_of(ref.wait_match(match_id))
+    replay = ref.matches.GetReplay(pb.GetMatchRequest(match_id=match_id), timeout=10)
+    assert check_public_stream(events, hidden_by_step(replay)) > 10
+
+    # Finished: the same page is the replay now.
+    page = httpx.get(f"{web}/matches/{match_id}", timeout=10)
+    assert 'id="viewer"' in page.text and "/static/replay.js" in page.text
+    assert httpx.get(f"{web}/api/matches/nope/live", timeout=10).status_code == 404
+
+
+def test_without_a_referee_the_live_view_says_so(live_arena: tuple[RefereeProc, str]) -> None:
+    """No feed, or a referee nobody answers at: 503 with a reason; the rest still works."""
+    ref, _ = live_arena
+    store = Store(f"sqlite:///{ref.workdir / 'arena.db'}")
+    app = create_app(store)
+    with TestClient(app) as client:
+        assert client.get("/api/matches/anything/live").status_code == 503
+        live.attach(app, RefereeFeed(f"127.0.0.1:{free_port()}"))
+        answer = client.get("/api/matches/anything/live")
+        assert answer.status_code == 503
+        assert "cannot be reached" in answer.json()["detail"]
+        assert client.get("/api/ladders").status_code == 200
+    store.close()
