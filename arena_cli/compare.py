@@ -5,7 +5,14 @@ plays every position of the same cards, and all the games are rated together
 by Plackett-Luce (`ladder.ratings.plackett_luce`, the tournament table's
 method), the rotations of one deal counted as one cluster. An entrant named
 twice is rated as two ("rules", "rules#2"): their gap shows the noise
-between equals. No server, no database; deals run in parallel processes.
+between equals. An entrant the games cannot measure (last in every game,
+say) is shown as such, with a bound where the games give one ("below 1066").
+No server, no database; deals run in parallel processes.
+
+The table goes to stdout, the time it took to stderr: with
+`--search-playouts` (or no search bot) the same command prints the same
+bytes. `--json` also gives, per pair, how much duplicate play cut the
+variance of their difference (`ladder.ratings.duplicate_variance_ratios`).
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ import games
 from arena_cli.env import add_env_option, add_rules_option
 from arena_cli.progress import progress, wanted
 from bots.local import play_rotations
+from ladder.wording import rating_cells
 
 if TYPE_CHECKING:
     from ladder.ratings import Ranking
@@ -92,6 +100,13 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         type=_positive_seconds,
         metavar="S",
     )
+    parser.add_argument(
+        "--search-playouts",
+        type=_positive_int,
+        metavar="N",
+        help="the search bot makes N draws per decision instead of watching the clock: "
+        "the same command then gives the same table (--search-budget is then unused)",
+    )
     add_rules_option(parser)
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object instead of a table"
@@ -108,14 +123,19 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _deal(job: tuple[str, list[str], int, dict[str, object], float]) -> tuple[int, list[list[int]]]:
-    game, names, seed, options, budget = job
-    return seed, play_rotations(game, names, seed, options, search_budget_s=budget)
+def _deal(
+    job: tuple[str, list[str], int, dict[str, object], float, int | None],
+) -> tuple[int, list[list[int]]]:
+    game, names, seed, options, budget, playouts = job
+    return seed, play_rotations(
+        game, names, seed, options, search_budget_s=budget, search_playouts=playouts
+    )
 
 
 def run_compare(args: argparse.Namespace) -> int:
     """Play the deals, print the table (of the deals that finished, after Ctrl-C)."""
-    from ladder.ratings import plackett_luce  # scipy: loaded only to rate
+    # scipy: loaded only to rate.
+    from ladder.ratings import duplicate_variance_ratios, plackett_luce, table_line, table_order
 
     spec = games.get(args.game)
     names = [name.strip() for name in args.bots.split(",") if name.strip()]
@@ -125,7 +145,7 @@ def run_compare(args: argparse.Namespace) -> int:
     options = spec.resolve_options(games.parse_option_pairs(args.option), len(names))
     labels = labels_for(names)
     jobs = [
-        (args.game, names, seed, options, args.search_budget)
+        (args.game, names, seed, options, args.search_budget, args.search_playouts)
         for seed in range(args.first_seed, args.first_seed + args.deals)
     ]
     started = time.perf_counter()
@@ -158,51 +178,52 @@ def run_compare(args: argparse.Namespace) -> int:
         if not played:
             return 130
     fit = plackett_luce(len(labels), rankings, clusters=clusters)
-    ordered = sorted(zip(labels, fit.items, strict=True), key=lambda pair: -pair[1].rating)
-    table = [
-        {
-            "bot": label,
-            "rating": round(item.rating),
-            "ci_low": round(item.ci_low),
-            "ci_high": round(item.ci_high),
-            "games": item.games,
-        }
-        for label, item in ordered
-    ]
+    ordered = sorted(zip(labels, fit.items, strict=True), key=lambda pair: table_order(pair[1]))
+    ratios = duplicate_variance_ratios(len(labels), rankings, clusters)
     report: dict[str, Any] = {
         "game": args.game,
         "players": len(names),
         "deals": played,
         "first_seed": args.first_seed,
         "games": len(rankings),
-        "search_budget_s": args.search_budget,
-        "seconds": round(time.perf_counter() - started, 1),
+        "search_budget_s": None if args.search_playouts else args.search_budget,
+        "search_playouts": args.search_playouts,
         "interrupted": interrupted,
-        "table": table,
+        "table": [{"bot": label, **table_line(item, None)} for label, item in ordered],
+        "pairs": [
+            {"a": labels[a], "b": labels[b], "duplicate_variance_ratio": round(ratio, 3)}
+            for (a, b), ratio in sorted(ratios.items())
+        ],
     }
+    print(
+        f"{len(rankings)} games in {time.perf_counter() - started:.0f} s",
+        file=sys.stderr,
+        flush=True,
+    )
     print(json.dumps(report) if args.json else compare_text(report))
     return 130 if interrupted else 0
 
 
 def compare_text(report: dict[str, Any]) -> str:
     """The table as Markdown, with what was played."""
-    budget = (
-        f" (search budget {report['search_budget_s']:g} s per move)"
-        if any(row["bot"].partition("#")[0] == "search" for row in report["table"])
-        else ""
-    )
+    search = ""
+    if any(row["bot"].partition("#")[0] == "search" for row in report["table"]):
+        search = (
+            f" (search: {report['search_playouts']} playouts per decision)"
+            if report.get("search_playouts")
+            else f" (search budget {report['search_budget_s']:g} s per move)"
+        )
     stopped = " (interrupted: the deals that finished)" if report.get("interrupted") else ""
     lines = [
         f"{report['game']}, {report['players']} players: {report['deals']} deals from seed "
-        f"{report['first_seed']}, {report['games']} games in {report['seconds']:.0f} s"
-        f"{budget}{stopped}",
+        f"{report['first_seed']}, {report['games']} games{search}{stopped}",
         "",
         "| bot | rating | 95% interval | games |",
         "| --- | --- | --- | --- |",
     ]
     for row in report["table"]:
-        lines.append(
-            f"| {row['bot']} | {row['rating']} | {row['ci_low']} .. {row['ci_high']} "
-            f"| {row['games']} |"
+        rating, interval = rating_cells(
+            row["rating"], row["ci_low"], row["ci_high"], row["bound"], row["reason"]
         )
+        lines.append(f"| {row['bot']} | {rating} | {interval} | {row['games']} |")
     return "\n".join(lines)

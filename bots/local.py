@@ -51,28 +51,41 @@ def play_game(
     return state
 
 
+def _entrant_bot(
+    name: str, seed: int, search_budget_s: float | None, search_playouts: int | None
+) -> Bot:
+    bot = bots.load(name, seed, search_budget_s)
+    if search_playouts is not None and isinstance(bot, bots.SearchBot):
+        bot.playouts = search_playouts
+    return bot
+
+
 def play_rotations(
     game: str,
     entrants: Sequence[str],
     seed: int,
     options: Mapping[str, object] | None = None,
     search_budget_s: float | None = None,
+    search_playouts: int | None = None,
 ) -> list[list[int]]:
     """One duplicate deal: the game of `seed` once per rotation of the seats.
 
     Entrant i sits in seat (i + shift) % players in rotation `shift`, so
     every entrant plays every position of the same cards. Returns, per
-    rotation, the rank of each entrant (by entrant index). The bot in seat s
-    is seeded from `seed` and s, whoever sits there; a search bot thinks
-    `search_budget_s` per move (None: its default).
+    rotation, the rank of each entrant (by entrant index). Entrant i's bot is
+    seeded from `seed` and i, wherever it sits: seeded by seat, an entrant
+    named twice made a rotation that swaps the two copies replay another
+    rotation's game exactly. A search bot thinks `search_budget_s` per move
+    (None: its default), or makes `search_playouts` draws per decision
+    regardless of time (None: the clock decides).
     """
     players = len(entrants)
     out = []
     for shift in range(players):
         entrant_at = [(seat - shift) % players for seat in range(players)]
         lineup = [
-            bots.load(entrants[entrant], seed * 1000 + seat, search_budget_s)
-            for seat, entrant in enumerate(entrant_at)
+            _entrant_bot(entrants[entrant], seed * 1000 + entrant, search_budget_s, search_playouts)
+            for entrant in entrant_at
         ]
         ranks = play_game(game, lineup, seed, options).result().ranks
         by_entrant = [0] * players

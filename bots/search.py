@@ -23,9 +23,11 @@ passes. In Goof it plays like the `racer` bot.
 `time_budget_s` (default 0.2 s, or the environment variable
 ARENA_SEARCH_BUDGET_S) bounds the thinking per move, and so does half the
 move's deadline when the referee gives one (`turn.deadline_s`); the bot
-stops drawing at 80% of that. `max_samples` (default None: no limit) bounds
-the draws, which makes the bot deterministic given its seed, for tests and
-reproducible runs.
+stops drawing at 80% of that. `playouts` (default None: the clock decides)
+fixes the number of draws per decision instead and ignores time and
+deadlines: the bot is then deterministic given its seed, whatever the
+machine's load, which is what a reproducible strength measurement needs
+(`arena compare --search-playouts N`). Live play keeps the clock.
 """
 
 from __future__ import annotations
@@ -342,11 +344,13 @@ class SearchBot(Bot):
         self,
         seed: int | None = None,
         time_budget_s: float | None = None,
-        max_samples: int | None = None,
+        playouts: int | None = None,
     ) -> None:
         super().__init__(seed)
+        if playouts is not None and playouts < 1:
+            raise ValueError(f"playouts must be at least 1, got {playouts}")
         self.time_budget_s = _budget_from_env() if time_budget_s is None else time_budget_s
-        self.max_samples = max_samples
+        self.playouts = playouts
         self._rules = RulesBot(seed)
         self._bid_cache: dict[tuple[int, int, tuple[str, ...]], list[tuple[float, float]]] = {}
         self.samples_last_move = 0
@@ -374,8 +378,8 @@ class SearchBot(Bot):
         return turn.legal[_pick(totals, turn.legal.index(self._rules.act(turn)))]
 
     def _enough(self, samples: int, deadline: float) -> bool:
-        if self.max_samples is not None and samples >= self.max_samples:
-            return True
+        if self.playouts is not None:
+            return samples >= self.playouts
         return samples > 0 and time.perf_counter() >= deadline
 
     def _search_goodge(
@@ -453,8 +457,9 @@ class SearchBot(Bot):
             self._bid_cache = {key: []}
         draws = self._bid_cache[key]
         samples = 0
-        while not (self._enough(samples, deadline) and len(draws) >= MIN_BID_DRAWS) and not (
-            self.max_samples is not None and samples >= self.max_samples
+        # A fixed number of playouts is the whole budget, for bids too.
+        while not self._enough(samples, deadline) or (
+            self.playouts is None and len(draws) < MIN_BID_DRAWS
         ):
             draws.append(self._as_goodge(observation, turn.seat, lowest))
             samples += 1

@@ -74,7 +74,11 @@ def finish_tournament(store: Store, tournament_id: str) -> bool:
 
     The table is maximum-likelihood Plackett-Luce ratings with 95% intervals
     from all the tournament's games: a list of {"bot_id", "rating",
-    "ci_low", "ci_high", "games"}, best first. True when the tournament is
+    "ci_low", "ci_high", "games", "measured", "bound", "reason"}
+    (`ladder.ratings.table_line`), best first. A bot the games cannot
+    measure (last in every game, say) has "measured" false: a one-sided
+    bound ("bound" "below": "rating" and "ci_high" are the bound, "ci_low"
+    null) or none ("rating", "ci_low", "ci_high" null), and a "reason". True when the tournament is
     finished (now or before); False while matches are outstanding.
     Idempotent: a finished tournament is left as it is.
     """
@@ -95,17 +99,11 @@ def finish_tournament(store: Store, tournament_id: str) -> bool:
             return True
         entrants, rankings, matches = _tournament_rankings(session, tournament)
         fit = ratings.plackett_luce(len(entrants), rankings, clusters=_labels(matches))
-        table: list[dict[str, Any]] = [
-            {
-                "bot_id": bot,
-                "rating": round(item.rating, 2),
-                "ci_low": round(item.ci_low, 2),
-                "ci_high": round(item.ci_high, 2),
-                "games": item.games,
-            }
-            for bot, item in zip(entrants, fit.items, strict=True)
-        ]
-        table.sort(key=lambda line: (-float(line["rating"]), str(line["bot_id"])))
+        ordered = sorted(
+            zip(entrants, fit.items, strict=True),
+            key=lambda pair: (ratings.table_order(pair[1]), pair[0]),
+        )
+        table = [{"bot_id": bot, **ratings.table_line(item, 2)} for bot, item in ordered]
         tournament.table = table
         tournament.status = TournamentStatus.FINISHED
         tournament.finished_at = utcnow()

@@ -85,7 +85,7 @@ def test_beats_random_at_golden10() -> None:
     for seed in range(5):
         for shift in range(4):
             lineup: list[bots.Bot] = [bots.reference("random", seed * 10 + i) for i in range(4)]
-            lineup[shift] = SearchBot(seed, time_budget_s=10.0, max_samples=4)
+            lineup[shift] = SearchBot(seed, playouts=4)
             scores = play_game("golden10", lineup, seed, {"rounds": 1}).result().scores
             others = sum(scores) - scores[shift]
             better += scores[shift] < others / 3
@@ -108,3 +108,21 @@ def test_the_last_round_is_searched_for_places() -> None:
     assert not _goodge_decides([510, 510, 200], round_number=7, max_rounds=200)
     assert not _goodge_decides([495, 480, 200], round_number=7, max_rounds=200)
     assert _goodge_decides([95, 80, 20], round_number=200, max_rounds=200)
+
+
+def test_a_fixed_number_of_playouts_ignores_the_clock() -> None:
+    # A budget of a microsecond would allow one draw; 3 playouts make 3, and
+    # two bots with one seed answer alike: a measurement that reproduces.
+    turns = turns_of_every_phase("goodge", 4, 17)
+    answers = []
+    for _ in range(2):
+        bot = SearchBot(5, time_budget_s=1e-6, playouts=3)
+        moves = []
+        for turn in turns:
+            moves.append(bot.act(turn))
+            if len(turn.legal) > 1:
+                assert bot.samples_last_move == 3
+        answers.append(moves)
+    assert answers[0] == answers[1]
+    with pytest.raises(ValueError, match="playouts"):
+        SearchBot(1, playouts=0)

@@ -37,22 +37,48 @@ def test_json_table_rates_every_entrant_over_every_rotation() -> None:
     table = report["table"]
     assert [row["bot"] for row in table][-1] == "random"
     assert {row["bot"] for row in table} == {"random", "rules", "rules#2"}
-    for row in table:
-        assert row["ci_low"] < row["rating"] < row["ci_high"]
-        assert row["games"] == 18
-    # Two copies of one bot overlap; random is far below both.
+    assert all(row["games"] == 18 for row in table)
+    # Two copies of one bot overlap; random, last in every game, has no
+    # rating, only a bound below both.
     rules, rules2, random = (
         next(r for r in table if r["bot"] == b) for b in ("rules", "rules#2", "random")
     )
+    for row in (rules, rules2):
+        assert row["measured"] and row["ci_low"] < row["rating"] < row["ci_high"]
     assert rules["ci_low"] < rules2["ci_high"] and rules2["ci_low"] < rules["ci_high"]
-    assert random["ci_high"] < min(rules["ci_low"], rules2["ci_low"])
+    assert (random["measured"], random["bound"], random["ci_low"]) == (False, "below", None)
+    assert random["ci_high"] == random["rating"] < min(rules["rating"], rules2["rating"])
+    # Per pair, what duplicate play saved on the variance of their difference.
+    pairs = {(pair["a"], pair["b"]): pair["duplicate_variance_ratio"] for pair in report["pairs"]}
+    assert set(pairs) == {("rules", "rules#2")}  # random is not measured
+    assert all(ratio > 0 for ratio in pairs.values())
+
+
+def test_an_entrant_always_last_is_shown_unmeasured_with_its_reason() -> None:
+    done = arena("goodge", "--bots", "random,rules,rules,rules", "--deals", "6", "--jobs", "2")
+    assert done.returncode == 0, done.stderr
+    last = done.stdout.splitlines()[-1]
+    bound = last.split(" | ")[1]
+    assert last.startswith("| random | below ") and int(bound.removeprefix("below ")) < 1500
+    assert "not measured: behind every measured entrant in all 24 of its games" in last
+
+
+def test_search_playouts_reproduce_byte_for_byte() -> None:
+    args = ("golden10", "--bots", "search,rules,random", "--deals", "2", "--jobs", "2")
+    args += ("--option", "rounds=1", "--search-playouts", "3", "--json")
+    first, second = arena(*args), arena(*args)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == second.stdout
+    report = json.loads(first.stdout)
+    assert (report["search_playouts"], report["search_budget_s"]) == (3, None)
 
 
 def test_markdown_table_says_what_was_played() -> None:
     done = arena("golden10", "--bots", "rules,random,random", "--deals", "1", "--first-seed", "7")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0].startswith("golden10, 3 players: 1 deals from seed 7, 3 games in")
+    assert lines[0] == "golden10, 3 players: 1 deals from seed 7, 3 games"
+    assert done.stderr.strip().startswith("3 games in")
     assert lines[2:4] == ["| bot | rating | 95% interval | games |", "| --- | --- | --- | --- |"]
     assert {line.split(" | ")[0] for line in lines[4:]} == {"| rules", "| random", "| random#2"}
 
@@ -64,6 +90,7 @@ def test_bad_input_is_a_usage_error() -> None:
         (("golden10", "--bots", "rules,rules,rules", "--deals", "0"), "at least 1"),
         (("goodge", "--bots", "rules,rules,rules", "--option", "nope=1"), "nope"),
         (("goodge", "--bots", "rules,rules,rules", "--search-budget", "-1"), "positive"),
+        (("goodge", "--bots", "rules,rules,rules", "--search-playouts", "0"), "at least 1"),
     ):
         done = arena(*args)
         assert done.returncode == 2, (args, done.stdout)

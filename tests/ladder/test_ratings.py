@@ -21,11 +21,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ladder.ratings import (
-    DEFAULT_PRIOR_SD,
     ELO_PER_NAT,
     EloConfig,
     PLFit,
     Ranking,
+    duplicate_variance_ratios,
     elo_update,
     expected_score,
     is_provisional,
@@ -33,6 +33,8 @@ from ladder.ratings import (
     pairwise_record,
     plackett_luce,
     sprt,
+    table_line,
+    table_order,
 )
 
 # Players with at least this many games use the ordinary K of 32.
@@ -230,29 +232,62 @@ def test_table_shape_and_centring() -> None:
     )
 
 
-def test_prior_keeps_perfect_and_absent_items_finite() -> None:
-    # Item 0 wins every game: no finite ML estimate, but the prior gives one.
+def test_entrants_the_games_cannot_measure_get_a_bound_or_nothing() -> None:
+    # Item 0 wins every game: no finite estimate exists, only a lower bound.
+    # Item 3 never played: nothing at all. Neither depends on the prior.
     games: list[Ranking] = [[(0, 1), (1, 2), (2, 3)], [(0, 1), (2, 2), (1, 3)]] * 5
-    fit = plackett_luce(4, games)
-    assert fit.converged
-    top, _, _, absent = fit.items
-    assert math.isfinite(top.rating)
-    assert top.rating == max(fit.ratings)
-    assert top.ci_high < 1500 + 4 * DEFAULT_PRIOR_SD
-    # Item 3 never played: the prior holds it among the others, with a
-    # prior-sized interval.
-    assert absent.games == 0
-    assert min(fit.ratings) < absent.rating < max(fit.ratings)
-    assert absent.se > 0.5 * DEFAULT_PRIOR_SD
-    with pytest.raises(ValueError, match="no games"):
-        plackett_luce(4, games, prior_sd=None)
-    # Without the absent item, item 0 still only ever wins: no ML estimate.
-    with pytest.raises(ValueError, match="no maximum-likelihood"):
-        plackett_luce(3, games, prior_sd=None)
-    # One tie with item 0 gives the others a way back: the estimate exists.
+    fit = plackett_luce(4, games, clusters=list(range(10)))
+    top, one, two, absent = fit.items
+    assert (top.standing, two.standing, absent.standing) == ("above", "measured", "unmeasured")
+    assert top.reason == "ahead of every measured entrant in all 10 of its games with them"
+    assert top.ci_low == top.rating > max(one.rating, two.rating) and top.ci_high == math.inf
+    assert absent.reason == "no games" and math.isnan(absent.rating)
+    assert fit.weights[0] == fit.weights[3] == 0.0
+    # The bound follows the games, not the prior: the prior_sd once drove the rating.
+    for prior_sd in (500.0, 2000.0, None):
+        other = plackett_luce(4, games, prior_sd=prior_sd, clusters=list(range(10)))
+        assert other.items[0].rating == pytest.approx(top.rating, abs=1.0)
+    # The bound is where the record had a 5% chance: prod over games of the
+    # chance w / (w + w1 + w2) of finishing first (one game per cluster).
+    w = [math.exp((rating - 1500) / ELO_PER_NAT) for rating in fit.ratings[:3]]
+    assert (w[0] / sum(w)) ** 10 == pytest.approx(0.05, rel=1e-6)
+    # Rotations of one deal may depend on each other in any way: a cluster
+    # counts as its least likely game, so one deal of ten games bounds less.
+    deal = plackett_luce(4, games, clusters=[0] * 10)
+    assert deal.items[0].rating < top.rating
+    # An item that only ever finished last gets an upper bound; one tie with
+    # item 0 makes it measured.
     fit = plackett_luce(3, [*games, [(1, 1), (0, 1)]], prior_sd=None)
-    assert fit.converged
+    assert all(item.standing == "measured" for item in fit.items)
     assert fit.ratings[0] == max(fit.ratings)
+    last = plackett_luce(3, [[(0, 1), (1, 2), (2, 3)], [(1, 1), (0, 2), (2, 3)]])
+    assert last.items[2].standing == "below" and last.items[2].ci_low == -math.inf
+    assert last.items[2].reason == "behind every measured entrant in all 2 of its games with them"
+    # Two items that never met: the second group has no comparison path.
+    apart = plackett_luce(4, [[(0, 1), (1, 2)], [(1, 1), (0, 2)], [(2, 1), (3, 2)]])
+    assert [(item.standing, item.reason) for item in apart.items[2:]] == [
+        ("unmeasured", "no games against the measured entrants")
+    ] * 2
+
+
+def test_table_lines_say_what_is_measured() -> None:
+    games: list[Ranking] = [[(0, 1), (1, 2), (2, 3)], [(1, 1), (0, 2), (2, 3)]] * 3
+    fit = plackett_luce(4, games, clusters=[0, 0, 1, 1, 2, 2])
+    lines = [table_line(item, 2) for item in sorted(fit.items, key=table_order)]
+    assert [line["measured"] for line in lines] == [True, True, False, False]
+    below, absent = lines[2:]
+    assert below["bound"] == "below" and below["ci_low"] is None
+    assert below["rating"] == below["ci_high"] is not None
+    assert absent == {
+        "rating": None,
+        "ci_low": None,
+        "ci_high": None,
+        "games": 0,
+        "measured": False,
+        "bound": None,
+        "reason": "no games",
+    }
+    assert lines[0]["bound"] is None and lines[0]["reason"] is None
 
 
 def test_degenerate_inputs() -> None:
@@ -295,19 +330,22 @@ def test_matches_choix_without_prior() -> None:
 
 
 def test_matches_choix_with_the_same_prior() -> None:
-    # Item 0 always wins, so the prior decides how high it goes. choix's
-    # penalty is alpha * sum(theta^2); ours is theta.theta / (2 s^2).
+    # A narrow prior (100 Elo) pulls the ratings in, the same way in both:
+    # choix's penalty is alpha * sum(theta^2); ours is theta.theta / (2 s^2).
     rng = np.random.default_rng(7)
-    theta = [50.0, *rng.normal(0.0, 1.0, size=5)]
+    theta = rng.normal(0.0, 1.5, size=6)
     games = [
         simulate_game(rng, theta, list(rng.choice(6, size=3, replace=False))) for _ in range(200)
     ]
-    assert all(game[0][0] == 0 for game in games if 0 in dict(game))
-    fit = plackett_luce(6, games)
-    alpha = 0.5 * (ELO_PER_NAT / DEFAULT_PRIOR_SD) ** 2
+    fit = plackett_luce(6, games, prior_sd=100.0)
+    alpha = 0.5 * (ELO_PER_NAT / 100.0) ** 2
     reference = choix.opt_rankings(6, choix_data(games), alpha=alpha, tol=1e-12)
     difference = np.abs(mean_centred(fit) - to_elo(reference)).max()
     assert difference < 0.5, difference
+    # The default prior is a numerical guard: it moves these ratings by a
+    # small fraction of an Elo.
+    guarded = mean_centred(plackett_luce(6, games))
+    assert np.abs(guarded - mean_centred(plackett_luce(6, games, prior_sd=None))).max() < 0.5
 
 
 def breslow_mm(n_items: int, games: Sequence[Ranking]) -> npt.NDArray[np.float64]:
@@ -540,3 +578,51 @@ def test_clusters_need_one_label_per_ranking() -> None:
     games = [[(0, 1), (1, 2)], [(1, 1), (0, 2)], [(0, 1), (1, 2)]]
     with pytest.raises(ValueError, match="one label per ranking"):
         plackett_luce(2, games, clusters=[0, 1])
+
+
+def duplicate_deals(
+    rng: random.Random, strengths: Sequence[float], deals: int, luck: float
+) -> tuple[list[Ranking], list[int]]:
+    """Duplicate deals: every rotation of the seats, each seat's luck shared by the deal."""
+    n = len(strengths)
+    games: list[Ranking] = []
+    clusters: list[int] = []
+    for deal in range(deals):
+        seat_luck = [rng.gauss(0.0, luck) for _ in range(n)]
+        for shift in range(n):
+            noisy = {
+                item: strengths[item] + seat_luck[(item + shift) % n] + rng.gauss(0.0, 1.0)
+                for item in range(n)
+            }
+            order = sorted(range(n), key=lambda item: -noisy[item])
+            games.append([(item, place + 1) for place, item in enumerate(order)])
+            clusters.append(deal)
+    return games, clusters
+
+
+def test_few_deals_widen_the_intervals_by_students_t() -> None:
+    rng = random.Random(3)
+    games, clusters = duplicate_deals(rng, [0.0, 0.3, 0.6, 0.9], 3, 1.0)
+    fit = plackett_luce(4, games, clusters=clusters)
+    # Three deals: the spread comes from three cluster totals, t on 2 df.
+    assert fit.df == 2 and fit.quantile == pytest.approx(4.302653, abs=1e-6)
+    for item in fit.items:
+        assert item.ci_high - item.rating == pytest.approx(fit.quantile * item.se)
+    unclustered = plackett_luce(4, games)
+    assert unclustered.df is None and unclustered.quantile == pytest.approx(1.959964, abs=1e-6)
+
+
+def test_duplicate_play_cuts_the_variance_of_close_pairs() -> None:
+    # Seat luck shared by the rotations of a deal cancels in the difference
+    # of two close entrants; a far weaker one is last wherever it sits.
+    rng = random.Random(8)
+    games, clusters = duplicate_deals(rng, [0.0, 0.1, 0.2, -3.0], 150, 1.5)
+    ratios = duplicate_variance_ratios(4, games, clusters)
+    assert set(ratios) == {(a, b) for a in range(4) for b in range(a + 1, 4)}
+    close = [ratios[(0, 1)], ratios[(0, 2)], ratios[(1, 2)]]
+    assert max(close) < 0.8, close
+    lopsided = [ratios[(0, 3)], ratios[(1, 3)], ratios[(2, 3)]]
+    assert min(lopsided) > max(close), (close, lopsided)
+    # Independent games (every game its own cluster) save nothing.
+    alone = duplicate_variance_ratios(4, games, list(range(len(games))))
+    assert all(ratio == pytest.approx(1.0) for ratio in alone.values())

@@ -35,15 +35,20 @@ def test_finish_tournament_stores_the_table(store: Store) -> None:
         assert row is not None and row.table is not None
         stored = row.table
     assert [set(line) for line in stored] == [
-        {"bot_id", "rating", "ci_low", "ci_high", "games"}
+        {"bot_id", "rating", "ci_low", "ci_high", "games", "measured", "bound", "reason"}
     ] * 5
-    assert [line["bot_id"] for line in stored] == list(reversed(bots))
+    # Every game puts the bots in the same strict order: no rating is finite.
+    # One bot (the first entered, on a tie of group size and games) anchors
+    # the table at 1500; each other is only known to be above it.
+    anchor, *bounded = reversed(stored)
+    assert (anchor["bot_id"], anchor["measured"], anchor["rating"]) == (bots[0], True, 1500.0)
+    assert (anchor["bound"], anchor["reason"]) == (None, None)
+    for line in bounded:
+        assert (line["measured"], line["bound"], line["ci_high"]) == (False, "above", None)
+        assert isinstance(line["rating"], float) and line["rating"] == line["ci_low"]
+        assert line["reason"] == "ahead of every measured entrant in all 12 of its games with them"
     for line in stored:
-        assert line["ci_low"] < line["rating"] < line["ci_high"]
         assert line["games"] == 16  # 4 duplicate matches of 4 games each
-    ratings_ = [line["rating"] for line in stored]
-    assert ratings_ == sorted(ratings_, reverse=True)
-    assert min(ratings_) < 1500.0 < max(ratings_)
     # Idempotent.
     finished_at = view.finished_at
     assert tables.finish_tournament(store, tid) is True
