@@ -1,4 +1,4 @@
-"""`arena bot register` and `arena bot run`."""
+"""`arena bot register|run|list|retire`: bots on a referee, and the registered bots."""
 
 from __future__ import annotations
 
@@ -8,19 +8,25 @@ import contextlib
 import json
 import logging
 import signal
-from typing import TYPE_CHECKING
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
 
 import bots
 import games
-from arena_cli.env import add_admin_token, add_referee, env
+from arena_cli.columns import table
+from arena_cli.db_cmd import open_store
+from arena_cli.env import add_admin_token, add_database, add_referee, env
 
 if TYPE_CHECKING:
     from bots.sdk import BotRunner
+    from ladder.queries import BotLine
 
 
 def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register `bot register` and `bot run` on the `arena` parser."""
-    parser = commands.add_parser("bot", help="register a bot, or run one against a referee")
+    """Register `bot register|run|list|retire` on the `arena` parser."""
+    parser = commands.add_parser(
+        "bot", help="register, run, list or retire bots", description="Bots and their versions."
+    )
     sub = parser.add_subparsers(dest="bot_command", required=True, metavar="COMMAND")
 
     reg = sub.add_parser(
@@ -56,6 +62,30 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     add_referee(play)
     play.set_defaults(run=run_bot)
 
+    listing = sub.add_parser(
+        "list",
+        help="registered bots: versions, games, online state, last seen",
+        description="Every registered bot version, by name: its games, whether it holds a "
+        "session with a referee now, and when a referee last saw it. Retired versions only "
+        "with --all.",
+    )
+    listing.add_argument("--all", action="store_true", help="include retired versions")
+    listing.add_argument("--json", action="store_true", help="print JSON")
+    add_database(listing)
+    listing.set_defaults(run=run_list)
+
+    retire = sub.add_parser(
+        "retire",
+        help="hide a bot version from standings and pairing, keeping its history",
+        description="Retire a bot version: it leaves the standings, the continuous ladder's "
+        "pairing and new tournaments; its matches, replays and rating history stay. BOT is a "
+        "name (its latest version), name@version or an id.",
+    )
+    retire.add_argument("bot", metavar="BOT", help="name, name@version or bot id")
+    retire.add_argument("--undo", action="store_true", help="bring a retired version back")
+    add_database(retire)
+    retire.set_defaults(run=run_retire)
+
 
 def run_register(args: argparse.Namespace) -> int:
     """Register and print the bot's id and token."""
@@ -88,6 +118,83 @@ def run_bot(args: argparse.Namespace) -> int:
     logging.getLogger("arena.bot").info(
         "stopped: %d answers, %d matches ended", runner.stats.answered, runner.stats.matches_ended
     )
+    return 0
+
+
+def bot_json(line: BotLine) -> dict[str, Any]:
+    """One line of `arena bot list --json`."""
+    return {
+        "id": line.id,
+        "name": line.name,
+        "version": line.version,
+        "games": list(line.games),
+        "online": line.online,
+        "last_seen_at": line.last_seen_at.isoformat() if line.last_seen_at else None,
+        "retired": line.retired,
+        "created_at": line.created_at.isoformat(),
+    }
+
+
+def ago(moment: datetime | None, now: datetime) -> str:
+    """`moment` as people read it in a table: "12 s ago", "3 h ago", "never"."""
+    if moment is None:
+        return "never"
+    seconds = (now - (moment if moment.tzinfo else moment.replace(tzinfo=UTC))).total_seconds()
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds // size:.0f} {unit} ago"
+    return f"{max(seconds, 0):.0f} s ago"
+
+
+def run_list(args: argparse.Namespace) -> int:
+    """Print the registered bots."""
+    from ladder import queries
+
+    store = open_store(args)
+    try:
+        lines = queries.bot_lines(store, retired=args.all)
+    finally:
+        store.close()
+    if args.json:
+        print(json.dumps([bot_json(line) for line in lines]))
+        return 0
+    if not lines:
+        print("no bots registered yet (arena bot register NAME)")
+        return 0
+    now = datetime.now(UTC)
+    rows = [
+        (
+            line.name,
+            line.version,
+            ",".join(line.games),
+            "online" if line.online else "offline",
+            ago(line.last_seen_at, now),
+            line.id + ("  (retired)" if line.retired else ""),
+        )
+        for line in lines
+    ]
+    print(table(("name", "version", "games", "state", "last seen", "id"), rows))
+    return 0
+
+
+def run_retire(args: argparse.Namespace) -> int:
+    """Retire (or bring back) one bot version."""
+    from ladder import queries
+
+    store = open_store(args)
+    try:
+        try:
+            ref = queries.resolve_bot(store, args.bot)
+        except queries.UnknownBot as error:
+            raise ValueError(str(error)) from None
+        store.retire_bot(ref.id, retired=not args.undo)
+    finally:
+        store.close()
+    label = f"{ref.name}@{ref.version} ({ref.id})"
+    if args.undo:
+        print(f"{label} is back in the standings and pairing")
+    else:
+        print(f"retired {label}: left out of standings and pairing; its history stays")
     return 0
 
 

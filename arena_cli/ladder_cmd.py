@@ -10,11 +10,13 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from arena_cli.columns import table
 from arena_cli.db_cmd import open_store
 from arena_cli.env import add_database
+from ladder.wording import plural
 
 if TYPE_CHECKING:
-    from ladder.queries import Standing
+    from ladder.queries import PracticeLine, Standing
 
 
 def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -23,7 +25,9 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "ladder",
         help="live Elo standings of a ladder (or of all ladders)",
         description="The live multiplayer Elo standings: one ladder per game and player count, "
-        "e.g. goodge-4p. A rating is provisional until the bot has played 20 rated matches.",
+        "e.g. goodge-4p. A rating is provisional until the bot has played 20 rated matches; a "
+        "new bot's first ladder matches are unrated practice (ARENA_LADDER_PRACTICE_MATCHES). "
+        "Retired bots are left out.",
     )
     parser.add_argument("ladder", nargs="?", help="a ladder id such as goodge-4p (default: all)")
     parser.add_argument("--json", action="store_true", help="print JSON")
@@ -44,6 +48,7 @@ def run_ladder(args: argparse.Namespace) -> int:
             )
         chosen = [args.ladder] if args.ladder else known
         tables = {lid: queries.standings(store, lid) for lid in chosen}
+        practice = {lid: queries.in_practice(store, lid) for lid in chosen}
     finally:
         store.close()
     if args.json:
@@ -59,30 +64,61 @@ def run_ladder(args: argparse.Namespace) -> int:
                         "rating": round(line.rating, 2),
                         "games": line.games,
                         "provisional": line.provisional,
+                        "online": line.online,
                     }
                     for lid, lines in tables.items()
+                    for line in lines
+                ]
+                + [
+                    {
+                        "ladder": lid,
+                        "bot": line.bot,
+                        "bot_id": line.bot_id,
+                        "practice_matches": line.played,
+                        "online": line.online,
+                    }
+                    for lid, lines in practice.items()
                     for line in lines
                 ]
             )
         )
         return 0
-    print(standings_text(tables))
+    print(standings_text(tables, practice))
     return 0
 
 
-def standings_text(tables: Mapping[str, Sequence[Standing]]) -> str:
-    """Ladder standings as `arena ladder` prints them."""
+def standings_text(
+    tables: Mapping[str, Sequence[Standing]],
+    practice: Mapping[str, Sequence[PracticeLine]] | None = None,
+) -> str:
+    """Ladder standings as `arena ladder` prints them, with the bots still in practice."""
     out = []
     for lid, lines in tables.items():
         out.append(f"{lid}:")
-        if not lines:
+        if lines:
+            rows = [
+                (
+                    f"{line.rank}.",
+                    f"{line.bot}@{line.version}",
+                    f"{line.rating:.1f}",
+                    plural(line.games, "match", "matches"),
+                    ", ".join(
+                        word
+                        for word, shown in (
+                            ("provisional", line.provisional),
+                            ("online", line.online),
+                        )
+                        if shown
+                    ),
+                )
+                for line in lines
+            ]
+            out.append(table(("#", "bot", "rating", "rated", ""), rows, right={0, 2}, indent="  "))
+        else:
             out.append("  (no rated bots yet)")
-        width = max((len(f"{line.bot}@{line.version}") for line in lines), default=0)
-        for line in lines:
-            mark = "  (provisional)" if line.provisional else ""
-            name = f"{line.bot}@{line.version}"
+        for line in (practice or {}).get(lid, ()):
             out.append(
-                f"  {line.rank:>3}. {name:<{width}}  {line.rating:>7.1f}  "
-                f"{line.games:>4} matches{mark}"
+                f"  in practice (unrated): {line.bot}, "
+                f"{plural(line.played, 'match', 'matches')} so far"
             )
     return "\n".join(out) if out else "no ladders yet"

@@ -22,6 +22,7 @@ from arena_cli import (
     match_cmd,
     play,
     referee_cmd,
+    schedule_cmd,
     tournament_cmd,
     web_cmd,
     worker_cmd,
@@ -46,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     worker_cmd.add_parsers(commands)
     beat_cmd.add_parsers(commands)
     tournament_cmd.add_parsers(commands)
+    schedule_cmd.add_parsers(commands)
     ladder_cmd.add_parsers(commands)
     return parser
 
@@ -92,6 +94,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"arena {args.command}: needs the server install (module {missing} is missing): "
             "pip install 'card-arena[server]'\n",
         )
+    except KeyboardInterrupt:
+        # Ctrl-C before a command could say what it had done: it stops, no traceback.
+        return 130
     except BrokenPipeError:
         # The reader went away (`arena ... | head`): not an error of ours. Later writes,
         # Python's own flush at exit among them, go nowhere.
@@ -119,8 +124,12 @@ def _one_line(error: Exception) -> str | None:
             else:
                 code, details = None, str(error)
             hint = (
-                " (is the referee running? see --referee)"
-                if code == grpc.StatusCode.UNAVAILABLE
+                {
+                    grpc.StatusCode.UNAVAILABLE: " (is the referee running? see --referee)",
+                    grpc.StatusCode.PERMISSION_DENIED: " (give it with --admin-token T or "
+                    "ARENA_ADMIN_TOKEN)",
+                }.get(code, "")
+                if code
                 else ""
             )
             return f"{code.name if code else 'error'}: {details}{hint}"

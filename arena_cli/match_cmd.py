@@ -5,16 +5,21 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import games
+from arena_cli.columns import table
 from arena_cli.env import add_admin_token, add_referee, add_rules_option
+from arena_cli.progress import Advance, progress, wanted
 from ladder.fairness import parse_seed
-from ladder.records import MatchStatus
+from ladder.records import EventType, MatchStatus
+from ladder.wording import bot_label
 from referee.verify import Mismatch, Published, PublishedGame, verify
 
 if TYPE_CHECKING:
@@ -36,7 +41,21 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
     run.add_argument("--game", required=True, choices=games.names())
     run.add_argument("--players", type=int, help="number of seats (default: one per --bots id)")
-    run.add_argument("--bots", required=True, help="comma-separated bot ids, one per seat")
+    run.add_argument(
+        "--bots",
+        required=True,
+        metavar="A,B,...",
+        help="one bot per seat, comma-separated: a name, name@version or bot id of a bot "
+        "connected to the referee",
+    )
+    run.add_argument(
+        "--wait-for-bots",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="wait up to S seconds for the bots to connect (default: refuse at once, naming "
+        "the ones that are not connected)",
+    )
     run.add_argument(
         "--duplicate", action="store_true", help="replay the deal with seats rotated, once per seat"
     )
@@ -78,10 +97,62 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     verify.set_defaults(run=run_verify)
 
 
+class NotConnected(ValueError):
+    """Bots of a match that hold no session with the referee."""
+
+
+def seat_bots(refs: list[str], sessions: Sequence[pb.SessionInfo]) -> list[pb.SessionInfo]:
+    """The connected bot each of `refs` names: its id, `name@version`, or its name (when
+    one version of that name is connected). NotConnected names the refs that match none."""
+    chosen, missing = [], []
+    for ref in refs:
+        found = (
+            [s for s in sessions if s.bot_id == ref]
+            or [s for s in sessions if f"{s.name}@{s.version}" == ref]
+            or [s for s in sessions if s.name == ref]
+        )
+        if len(found) > 1:
+            versions = ", ".join(f"{s.name}@{s.version}" for s in found)
+            raise ValueError(
+                f"{ref!r} names {len(found)} connected versions ({versions}): pick one"
+            )
+        if found:
+            chosen.append(found[0])
+        else:
+            missing.append(ref)
+    if missing:
+        raise NotConnected(
+            f"not connected to the referee: {', '.join(missing)} (start them with `arena bot "
+            "run`, or give --wait-for-bots S)"
+        )
+    return chosen
+
+
+async def connected_seats(
+    stub: Any, refs: list[str], auth: Any, wait_s: float
+) -> list[pb.SessionInfo]:
+    """`seat_bots` against the referee's sessions, looking again for up to `wait_s`."""
+    from cardarena_api.v1 import arena_pb2 as pb
+
+    deadline = time.monotonic() + wait_s
+    while True:
+        reply = await stub.ListSessions(pb.ListSessionsRequest(), metadata=auth, timeout=30)
+        try:
+            return seat_bots(refs, reply.sessions)
+        except NotConnected:
+            if time.monotonic() >= deadline:
+                raise
+        await asyncio.sleep(min(0.5, max(deadline - time.monotonic(), 0.0)))
+
+
 async def play_match(
-    address: str, request: pb.StartMatchRequest, admin_token: str | None
-) -> pb.Match:
-    """Start a match and wait for its end."""
+    address: str,
+    request: pb.StartMatchRequest,
+    admin_token: str | None,
+    wait_s: float = 0.0,
+    show_progress: bool = False,
+) -> tuple[pb.Match, list[str]]:
+    """Find the bots, start the match and wait for its end; the match and the seats' names."""
     from bots.sdk import channel, metadata
     from cardarena_api.v1 import arena_pb2 as pb
     from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
@@ -89,13 +160,38 @@ async def play_match(
     auth = metadata(admin_token) if admin_token else None
     async with channel(address) as chan:
         stub = pb_grpc.RefereeServiceStub(chan)
+        seats = await connected_seats(stub, list(request.bot_ids), auth, wait_s)
+        request.ClearField("bot_ids")
+        request.bot_ids.extend(seat.bot_id for seat in seats)
+        names = [bot_label(seat.name, seat.version) if seat.name else seat.bot_id for seat in seats]
         await stub.StartMatch(request, metadata=auth, timeout=30)
-        return await stub.GetMatch(
-            pb.GetMatchRequest(match_id=request.match_id, wait=True), metadata=auth
-        )
+        games_total = request.players if request.duplicate else 1
+        with progress(f"{request.game} match", games_total, show_progress) as advance:
+            follow = asyncio.create_task(_count_games(stub, request.match_id, auth, advance))
+            try:
+                match = await stub.GetMatch(
+                    pb.GetMatchRequest(match_id=request.match_id, wait=True), metadata=auth
+                )
+            finally:
+                follow.cancel()
+        return match, names
 
 
-def summary(match: pb.Match) -> dict[str, Any]:
+async def _count_games(stub: Any, match_id: str, auth: Any, advance: Advance) -> None:
+    """Advance the bar at each game's end (progress only: a failure just stops it)."""
+    import grpc
+
+    from cardarena_api.v1 import arena_pb2 as pb
+
+    try:
+        async for event in stub.WatchMatch(pb.GetMatchRequest(match_id=match_id), metadata=auth):
+            if event.type == EventType.GAME_END:
+                advance()
+    except grpc.RpcError:
+        pass
+
+
+def summary(match: pb.Match, names: Sequence[str] = ()) -> dict[str, Any]:
     """The JSON that `arena match run --json` prints."""
     result = json.loads(match.result.json) if match.result.json else {}
     return {
@@ -103,6 +199,7 @@ def summary(match: pb.Match) -> dict[str, Any]:
         "game": match.game,
         "status": match.status,
         "bots": list(match.bot_ids),
+        "names": list(names) or list(match.bot_ids),
         "scores": result.get("scores", []),
         "ranks": result.get("ranks", []),
         "forfeits": result.get("forfeits", []),
@@ -115,40 +212,47 @@ def summary(match: pb.Match) -> dict[str, Any]:
 
 def run_match(args: argparse.Namespace) -> int:
     """Play and print; exit 1 unless the match finished."""
-    bot_ids = [bot.strip() for bot in args.bots.split(",") if bot.strip()]
-    players = args.players or len(bot_ids)
+    bot_refs = [bot.strip() for bot in args.bots.split(",") if bot.strip()]
+    players = args.players or len(bot_refs)
     games.get(args.game).check_players(players)
-    if len(bot_ids) != players:
+    if len(bot_refs) != players:
         raise ValueError(
-            f"--bots gives {len(bot_ids)} bots for {players} players; give one per seat"
+            f"--bots gives {len(bot_refs)} bots for {players} players; give one per seat"
         )
+    if not 0 <= args.wait_for_bots <= 86400:
+        raise ValueError(f"--wait-for-bots must be 0..86400 seconds, got {args.wait_for_bots:g}")
     from cardarena_api.v1 import arena_pb2 as pb
 
     request = pb.StartMatchRequest(
         match_id=args.match_id or uuid.uuid4().hex,
         game=args.game,
         players=players,
-        bot_ids=bot_ids,
+        bot_ids=bot_refs,
         duplicate=args.duplicate,
         deadline_ms=args.deadline_ms,
         seed_decimal="" if args.seed is None else str(args.seed),
         options=games.parse_option_pairs(args.option),
     )
-    match = asyncio.run(play_match(args.referee, request, args.admin_token))
-    data = summary(match)
+    match, names = asyncio.run(
+        play_match(args.referee, request, args.admin_token, args.wait_for_bots, wanted(args.json))
+    )
+    data = summary(match, names)
     if args.json:
         print(json.dumps(data))
     else:
         print(f"match {data['match_id']} ({data['game']}): {data['status']}")
-        order = sorted(
-            range(len(data["bots"])),
-            key=lambda entry: data["ranks"][entry] if data["ranks"] else entry,
-        )
-        for entry in order:
-            bot = data["bots"][entry]
-            if data["scores"]:
-                mark = "  (forfeit)" if bot in data["forfeits"] else ""
-                print(f"  {data['ranks'][entry]:>2}. {bot:<20} {data['scores'][entry]:>6}{mark}")
+        if data["scores"]:
+            order = sorted(range(len(data["bots"])), key=lambda entry: data["ranks"][entry])
+            rows = [
+                (
+                    f"{data['ranks'][entry]}.",
+                    data["names"][entry],
+                    data["scores"][entry],
+                    "forfeit" if data["bots"][entry] in data["forfeits"] else "",
+                )
+                for entry in order
+            ]
+            print(table(("#", "bot", "score", ""), rows, right={0, 2}, indent="  "))
         if match.reason:
             print(f"  reason: {match.reason}")
     return 0 if match.status == MatchStatus.FINISHED else 1

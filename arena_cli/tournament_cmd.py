@@ -1,4 +1,4 @@
-"""`arena tournament create|start|show|list|los`: round robins, played by the workers.
+"""`arena tournament create|start|show|list|cancel|los`: round robins, played by the workers.
 
 The store, the ratings (scipy) and Celery are imported when a command runs,
 so `arena --help` stays quick.
@@ -8,13 +8,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+import time
 from typing import TYPE_CHECKING, Any
 
 import games
 from arena_cli.broker import add_broker, worker_settings
+from arena_cli.columns import table
 from arena_cli.db_cmd import open_store
 from arena_cli.env import add_database, add_rules_option
+from arena_cli.progress import progress, wanted
 from ladder.records import TournamentStatus
+from ladder.wording import plural, rating_cells
 
 if TYPE_CHECKING:
     from ladder.queries import TournamentView
@@ -88,10 +93,23 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "show",
         help="a tournament's progress and table",
         description="A tournament's progress and, once finished, its table: maximum-likelihood "
-        "(Plackett-Luce) ratings with 95%% confidence intervals from all its games.",
+        "(Plackett-Luce) ratings with 95% confidence intervals from all its games.",
     )
     show.add_argument("id", help="the tournament id")
     show.add_argument("--json", action="store_true", help="print JSON")
+    show.add_argument(
+        "--watch",
+        action="store_true",
+        help="follow it until it ends (a progress bar on a terminal), then show it; Ctrl-C "
+        "stops watching (the tournament goes on)",
+    )
+    show.add_argument(
+        "--interval",
+        type=float,
+        default=2.0,
+        metavar="S",
+        help="with --watch, seconds between looks at the database (default 2)",
+    )
     add_database(show)
     show.set_defaults(run=run_show)
 
@@ -99,6 +117,18 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     listing.add_argument("--json", action="store_true", help="print JSON")
     add_database(listing)
     listing.set_defaults(run=run_list)
+
+    cancel = sub.add_parser(
+        "cancel",
+        help="stop a tournament: no more of its matches start",
+        description="Cancel a running tournament (its matches not yet started are cancelled; "
+        "those being played finish and are recorded) or a scheduled template (no more runs; "
+        "see also `arena schedule`).",
+    )
+    cancel.add_argument("id", help="the tournament id")
+    cancel.add_argument("--json", action="store_true", help="print JSON")
+    add_database(cancel)
+    cancel.set_defaults(run=run_cancel)
 
     los = sub.add_parser(
         "los",
@@ -194,6 +224,12 @@ def tournament_json(view: TournamentView) -> dict[str, Any]:
         "schedule": view.schedule,
         "matches_total": view.matches_total,
         "matches_finished": view.matches_finished,
+        "matches_failed": view.matches_failed,
+        "entrants": view.entrants,
+        "duplicate": view.duplicate,
+        "deadline_ms": view.deadline_ms,
+        "options": view.options,
+        "parent_id": view.parent_id,
         "table": [
             {
                 "bot": line.bot,
@@ -202,6 +238,9 @@ def tournament_json(view: TournamentView) -> dict[str, Any]:
                 "ci_low": line.ci_low,
                 "ci_high": line.ci_high,
                 "games": line.games,
+                "measured": line.measured,
+                "bound": line.bound,
+                "reason": line.reason,
             }
             for line in view.table
         ],
@@ -210,9 +249,55 @@ def tournament_json(view: TournamentView) -> dict[str, Any]:
     }
 
 
+def watch(args: argparse.Namespace) -> tuple[TournamentView, bool]:
+    """Follow tournament `args.id` until it is no longer running, or until Ctrl-C; the
+    tournament as it was last seen, and whether it was interrupted."""
+    from ladder import queries
+
+    if not 0.1 <= args.interval <= 3600:
+        raise ValueError(f"--interval must be 0.1..3600 seconds, got {args.interval:g}")
+    store = open_store(args)
+    try:
+        view = queries.tournament(store, args.id)
+        if view.status == TournamentStatus.SCHEDULED:
+            raise ValueError(
+                f"tournament {args.id} is a schedule: watch one of its runs "
+                "(`arena tournament list`)"
+            )
+        shown = view.matches_finished
+        bar = wanted(args.json)
+        if not bar and not args.json:
+            print(
+                f"watching tournament {args.id} ({shown}/{view.matches_total} recorded); "
+                "Ctrl-C stops watching",
+                file=sys.stderr,
+                flush=True,
+            )
+        with progress(f"tournament {args.id}", view.matches_total, bar) as advance:
+            for _ in range(shown):
+                advance()
+            try:
+                while view.status == TournamentStatus.RUNNING:
+                    time.sleep(args.interval)
+                    view = queries.tournament(store, args.id)
+                    for _ in range(view.matches_finished - shown):
+                        advance()
+                    shown = view.matches_finished
+            except KeyboardInterrupt:
+                return view, True
+        return view, False
+    finally:
+        store.close()
+
+
 def run_show(args: argparse.Namespace) -> int:
-    """Print one tournament."""
-    view = _tournament_view(args)
+    """Print one tournament (after following it, with --watch)."""
+    if args.watch:
+        view, interrupted = watch(args)
+        if interrupted:
+            print("stopped watching; the tournament goes on", file=sys.stderr)
+    else:
+        view = _tournament_view(args)
     if args.json:
         print(json.dumps(tournament_json(view)))
         return 0
@@ -226,18 +311,33 @@ def tournament_text(view: TournamentView) -> str:
     lines = [f"tournament {view.id} ({view.name}), {ladder}: {view.status}"]
     if view.schedule:
         lines.append(f"  schedule: {view.schedule} (UTC)")
-    lines.append(f"  matches: {view.matches_finished}/{view.matches_total} recorded")
+    if view.parent_id:
+        lines.append(f"  a run of schedule {view.parent_id}")
+    settings = [
+        "duplicate" if view.duplicate else "not duplicate",
+        f"deadline {view.deadline_ms} ms",
+        *(f"{key}={value}" for key, value in sorted(view.options.items())),
+    ]
+    lines.append(f"  entrants: {', '.join(view.entrants)}")
+    lines.append(f"  settings: {', '.join(settings)}")
+    matches = f"  matches: {view.matches_finished}/{view.matches_total} recorded"
+    if view.matches_failed:
+        matches += f", {view.matches_failed} failed"
+    lines.append(matches)
     if view.table:
-        width = max(len(line.bot) for line in view.table)
-        lines.append(
-            f"  {'#':>3}  {'bot':<{width}}  {'rating':>7}  {'95% interval':>17}  {'games':>5}"
-        )
-        for rank, line in enumerate(view.table, start=1):
-            interval = f"[{line.ci_low:.0f}, {line.ci_high:.0f}]"
-            lines.append(
-                f"  {rank:>3}  {line.bot:<{width}}  {line.rating:>7.1f}  {interval:>17}  "
-                f"{line.games:>5}"
+        rows = [
+            (
+                rank,
+                line.bot,
+                *rating_cells(
+                    line.rating, line.ci_low, line.ci_high, line.bound, line.reason, digits=1
+                ),
+                line.games,
             )
+            for rank, line in enumerate(view.table, start=1)
+        ]
+        headers = ("#", "bot", "rating", "95% interval", "games")
+        lines.append(table(headers, rows, right={0, 2, 3, 4}, indent="  "))
     return "\n".join(lines)
 
 
@@ -253,12 +353,56 @@ def run_list(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([tournament_json(view) for view in views]))
         return 0
-    for view in views:
+    if not views:
+        print("no tournaments yet (arena tournament create)")
+        return 0
+    rows = [
+        (
+            view.id,
+            f"{view.game}-{view.players}p",
+            view.status,
+            f"{view.matches_finished}/{view.matches_total}",
+            view.name,
+        )
+        for view in views
+    ]
+    print(table(("id", "ladder", "status", "matches", "name"), rows, right={3}))
+    return 0
+
+
+def cancel(args: argparse.Namespace, template_only: bool = False) -> int:
+    """Cancel tournament (or template) `args.id` and say what that stopped."""
+    from ladder import queries, tournaments
+    from ladder.errors import LeagueError
+    from ladder.store import NotFound
+
+    store = open_store(args)
+    try:
+        view = queries.tournament(store, args.id)
+        if template_only and view.schedule is None:
+            raise ValueError(
+                f"tournament {args.id} is not a schedule (`arena tournament cancel {args.id}`)"
+            )
+        cancelled = tournaments.cancel_tournament(store, args.id)
+    except (NotFound, LeagueError) as error:
+        raise ValueError(str(error)) from None
+    finally:
+        store.close()
+    if args.json:
+        print(json.dumps({"id": args.id, "cancelled_matches": cancelled}))
+    elif view.schedule is not None:
+        print(f"schedule {args.id} ({view.schedule}) cancelled: it starts no more runs")
+    else:
         print(
-            f"{view.id}  {view.game}-{view.players}p  {view.status:<9}  "
-            f"{view.matches_finished}/{view.matches_total}  {view.name}"
+            f"tournament {args.id} cancelled: {plural(len(cancelled), 'match', 'matches')} "
+            "not started will not be played"
         )
     return 0
+
+
+def run_cancel(args: argparse.Namespace) -> int:
+    """Cancel a tournament or a template."""
+    return cancel(args)
 
 
 def run_los(args: argparse.Namespace) -> int:

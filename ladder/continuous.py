@@ -22,6 +22,8 @@ def plan_ladder_matches(
 ) -> list[MatchRequest]:
     """The next matches of ladder `lid` among `candidates` (bots free to play now).
 
+    Retired bots are left out, whether connected or not.
+
     Fair: the bots that play the ladder's game are ordered by rated games on
     this ladder, fewest first (ties broken by a seed from the ladder and
     `tick`), and taken `players` at a time into disjoint matches, each
@@ -40,7 +42,9 @@ def plan_ladder_matches(
             raise NotFound(f"no ladder {lid!r}")
         wanted = list(dict.fromkeys(candidates))
         rows = session.scalars(select(BotRow).where(BotRow.id.in_(wanted))).all()
-        eligible = sorted(row.id for row in rows if ladder.game in row.games)
+        eligible = sorted(
+            row.id for row in rows if ladder.game in row.games and row.retired_at is None
+        )
         played = dict(
             session.execute(
                 select(RatingRow.bot_id, RatingRow.games).where(

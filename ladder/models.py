@@ -59,6 +59,12 @@ class BotRow(Base):
     games: Mapped[list[Any]]
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    # Presence, as the referee sees it: renewed while a session is open, so an
+    # `online` left set by a replica that died goes stale (see ladder.presence).
+    last_seen_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    online: Mapped[bool] = mapped_column(default=False, server_default=false())
+    # A retired version keeps its history but leaves the standings and pairing.
+    retired_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
 class MatchRow(Base):
@@ -207,6 +213,8 @@ class ResultRow(Base):
     score: Mapped[int] = mapped_column(Integer)
     rank: Mapped[int] = mapped_column(Integer)
     forfeit: Mapped[bool]
+    # A practice result counts for the bot's record, never for a rating.
+    practice: Mapped[bool] = mapped_column(default=False, server_default=false())
     recorded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 

@@ -7,7 +7,8 @@ writes are in `ladder.tournaments`, `ladder.recording` and `ladder.tables`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -22,7 +23,8 @@ from ladder.models import (
     TournamentRow,
 )
 from ladder.records import PlanStatus
-from ladder.store import NotFound, Store
+from ladder.store import PRESENCE_RENEW_S, NotFound, Store, utcnow
+from ladder.wording import bot_label
 
 
 class UnknownBot(LookupError):
@@ -36,6 +38,30 @@ class BotRef:
     id: str
     name: str
     version: str
+    retired: bool = False
+
+
+PRESENCE_STALE_S = 3 * PRESENCE_RENEW_S
+"""A bot not seen for this long is offline, whatever `online` says (its replica died)."""
+
+
+@dataclass(frozen=True)
+class BotLine:
+    """A bot version as `arena bot list` and the web show it."""
+
+    id: str
+    name: str
+    version: str
+    games: tuple[str, ...]
+    online: bool
+    last_seen_at: datetime | None
+    retired: bool
+    created_at: datetime
+
+    @property
+    def label(self) -> str:
+        """How people name it: see `bot_label`."""
+        return bot_label(self.name, self.version)
 
 
 @dataclass(frozen=True)
@@ -49,18 +75,39 @@ class Standing:
     rating: float
     games: int
     provisional: bool
+    online: bool
+
+
+@dataclass(frozen=True)
+class PracticeLine:
+    """A bot still playing its unrated practice matches on a ladder."""
+
+    bot_id: str
+    bot: str
+    """`name` or `name@version`."""
+    played: int
+    """Practice matches recorded so far."""
+    online: bool
 
 
 @dataclass(frozen=True)
 class TableLine:
-    """One line of a tournament table (maximum-likelihood rating, 95% interval)."""
+    """One line of a tournament table (maximum-likelihood rating, 95% interval).
+
+    A bot its games do not measure has `measured` False and the `reason`; with a
+    one-sided `bound` ("below" or "above") `rating` is that bound and the
+    interval's open end is None, without one all three numbers are None.
+    """
 
     bot_id: str
     bot: str
-    rating: float
-    ci_low: float
-    ci_high: float
+    rating: float | None
+    ci_low: float | None
+    ci_high: float | None
     games: int
+    measured: bool = True
+    bound: str | None = None
+    reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -78,6 +125,25 @@ class TournamentView:
     table: list[TableLine]
     created_at: datetime
     finished_at: datetime | None
+    entrants: list[str]
+    """Names (`name` or `name@version`), in the order entered."""
+    duplicate: bool
+    deadline_ms: int
+    options: dict[str, Any]
+    parent_id: str | None
+    """The scheduled template this tournament was started from."""
+    matches_failed: int
+
+
+@dataclass(frozen=True)
+class PlannedMatch:
+    """One match of a tournament's plan, as its page lists it."""
+
+    match_id: str
+    number: int
+    bots: list[str]
+    """Names, one per seat."""
+    status: str
 
 
 @dataclass(frozen=True)
@@ -113,6 +179,46 @@ PROVISIONAL_GAMES = 20
 """Below this many rated games a bot's rating is marked provisional."""
 
 
+def is_online(row: BotRow, now: datetime | None = None) -> bool:
+    """Whether the bot holds a session now, as far as a live referee has said recently."""
+    if not row.online or row.last_seen_at is None:
+        return False
+    seen = row.last_seen_at if row.last_seen_at.tzinfo else row.last_seen_at.replace(tzinfo=UTC)
+    return (now or utcnow()) - seen < timedelta(seconds=PRESENCE_STALE_S)
+
+
+def _bot_line(row: BotRow, now: datetime) -> BotLine:
+    return BotLine(
+        id=row.id,
+        name=row.name,
+        version=row.version,
+        games=tuple(row.games),
+        online=is_online(row, now),
+        last_seen_at=row.last_seen_at,
+        retired=row.retired_at is not None,
+        created_at=row.created_at,
+    )
+
+
+def bot_lines(store: Store, *, retired: bool = False) -> list[BotLine]:
+    """Every bot version by name, then newest version first; retired ones only if asked."""
+    now = utcnow()
+    with store.session() as session:
+        query = select(BotRow).order_by(BotRow.name, BotRow.created_at.desc())
+        if not retired:
+            query = query.where(BotRow.retired_at.is_(None))
+        return [_bot_line(row, now) for row in session.scalars(query)]
+
+
+def bot_line(store: Store, bot_id: str) -> BotLine:
+    """One bot version by id; raises NotFound."""
+    with store.session() as session:
+        row = session.get(BotRow, bot_id)
+        if row is None:
+            raise NotFound(f"no bot with id {bot_id!r}")
+        return _bot_line(row, utcnow())
+
+
 def resolve_bot(store: Store, ref: str) -> BotRef:
     """The bot version that `ref` names: an id, `name@version`, or a name (latest version)."""
     with store.session() as session:
@@ -125,7 +231,7 @@ def resolve_bot(store: Store, ref: str) -> BotRef:
             row = session.scalars(query.order_by(BotRow.created_at.desc()).limit(1)).first()
         if row is None:
             raise UnknownBot(f"no bot {ref!r} (give an id, a name, or name@version)")
-        return BotRef(row.id, row.name, row.version)
+        return BotRef(row.id, row.name, row.version, row.retired_at is not None)
 
 
 def ladders(store: Store) -> list[str]:
@@ -140,9 +246,10 @@ def standings(store: Store, ladder: str) -> list[Standing]:
         rows = session.execute(
             select(RatingRow, BotRow)
             .join(BotRow, BotRow.id == RatingRow.bot_id)
-            .where(RatingRow.ladder_id == ladder)
+            .where(RatingRow.ladder_id == ladder, BotRow.retired_at.is_(None))
             .order_by(RatingRow.rating.desc(), BotRow.name)
         ).all()
+        now = utcnow()
         return [
             Standing(
                 rank=number,
@@ -152,8 +259,32 @@ def standings(store: Store, ladder: str) -> list[Standing]:
                 rating=rating.rating,
                 games=rating.games,
                 provisional=rating.games < PROVISIONAL_GAMES,
+                online=is_online(bot, now),
             )
             for number, (rating, bot) in enumerate(rows, start=1)
+        ]
+
+
+def in_practice(store: Store, ladder: str) -> list[PracticeLine]:
+    """The ladder's bots with practice matches and no rating yet, most played first."""
+    with store.session() as session:
+        rated = select(RatingRow.bot_id).where(RatingRow.ladder_id == ladder)
+        rows = session.execute(
+            select(BotRow, func.count())
+            .join(ResultRow, ResultRow.bot_id == BotRow.id)
+            .where(
+                ResultRow.ladder_id == ladder,
+                ResultRow.practice.is_(True),
+                BotRow.retired_at.is_(None),
+                BotRow.id.not_in(rated),
+            )
+            .group_by(BotRow.id)
+            .order_by(func.count().desc(), BotRow.name)
+        ).all()
+        now = utcnow()
+        return [
+            PracticeLine(bot.id, bot_label(bot.name, bot.version), played, is_online(bot, now))
+            for bot, played in rows
         ]
 
 
@@ -227,10 +358,7 @@ def _view(session: Session, row: TournamentRow) -> TournamentView:
             .group_by(TournamentMatchRow.status)
         ).all()
     )
-    names = {
-        bot.id: bot.name if bot.version == "1" else f"{bot.name}@{bot.version}"
-        for bot in session.scalars(select(BotRow).where(BotRow.id.in_(row.entrants)))
-    }
+    names = _names(session, row.entrants)
     table = [
         TableLine(
             bot_id=line["bot_id"],
@@ -239,6 +367,10 @@ def _view(session: Session, row: TournamentRow) -> TournamentView:
             ci_low=line["ci_low"],
             ci_high=line["ci_high"],
             games=line["games"],
+            # Tables stored before bounds existed measured every line.
+            measured=line.get("measured", True),
+            bound=line.get("bound"),
+            reason=line.get("reason"),
         )
         for line in row.table or []
     ]
@@ -254,4 +386,40 @@ def _view(session: Session, row: TournamentRow) -> TournamentView:
         table=table,
         created_at=row.created_at,
         finished_at=row.finished_at,
+        entrants=[names.get(bot, bot) for bot in row.entrants],
+        duplicate=row.duplicate,
+        deadline_ms=row.deadline_ms,
+        options=dict(row.options),
+        parent_id=row.parent_id,
+        matches_failed=counts.get(PlanStatus.FAILED, 0),
     )
+
+
+def tournament_matches(store: Store, tournament_id: str) -> list[PlannedMatch]:
+    """The tournament's planned matches in plan order, with their bots' names."""
+    with store.session() as session:
+        if session.get(TournamentRow, tournament_id) is None:
+            raise NotFound(f"no tournament with id {tournament_id!r}")
+        rows = session.scalars(
+            select(TournamentMatchRow)
+            .where(TournamentMatchRow.tournament_id == tournament_id)
+            .order_by(TournamentMatchRow.number)
+        ).all()
+        names = _names(session, [bot for row in rows for bot in row.bot_ids])
+        return [
+            PlannedMatch(
+                match_id=row.match_id,
+                number=row.number,
+                bots=[names.get(bot, bot) for bot in row.bot_ids],
+                status=row.status,
+            )
+            for row in rows
+        ]
+
+
+def _names(session: Session, bot_ids: list[str]) -> dict[str, str]:
+    """`name` (or `name@version` past version 1) of each of these bot ids."""
+    return {
+        bot.id: bot_label(bot.name, bot.version)
+        for bot in session.scalars(select(BotRow).where(BotRow.id.in_(set(bot_ids))))
+    }

@@ -7,7 +7,9 @@ id, so a redelivered or duplicated task changes nothing.
 
 from __future__ import annotations
 
-from sqlalchemy import select, update
+from datetime import datetime
+
+from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -64,8 +66,13 @@ def _recorded(session: Session, match_id: str) -> bool:
     )
 
 
-def record_match(store: Store, match_id: str) -> bool:
+def record_match(store: Store, match_id: str, practice_matches: int = 0) -> bool:
     """Record a finished match: results, games, seats and rating changes; True if now.
+
+    A ladder match (of no tournament) is practice while any of its bots has
+    fewer than `practice_matches` ladder matches recorded on this ladder: its
+    results are kept (`practice`) but nobody's rating changes, so a new bot's
+    first games, bugs and all, move no one's rating.
 
     All of it is one transaction, done at most once per match id: when the
     match is already recorded nothing is written and the answer is False,
@@ -84,7 +91,7 @@ def record_match(store: Store, match_id: str) -> bool:
     for attempt in range(RECORD_ATTEMPTS):
         try:
             with store.session() as session:
-                return _record(session, match_id, lid)
+                return _record(session, match_id, lid, practice_matches)
         except IntegrityError:
             if is_recorded(store, match_id):
                 return False
@@ -93,7 +100,7 @@ def record_match(store: Store, match_id: str) -> bool:
     return False  # pragma: no cover - the loop returns or raises
 
 
-def _record(session: Session, match_id: str, lid: str) -> bool:
+def _record(session: Session, match_id: str, lid: str, practice_matches: int) -> bool:
     # The ladder's row lock first: this statement also opens the write
     # transaction on SQLite, before anything is read.
     session.execute(
@@ -113,6 +120,7 @@ def _record(session: Session, match_id: str, lid: str) -> bool:
     forfeits = set(result.get("forfeits", []))
     planned = session.get(TournamentMatchRow, match_id)
     tournament_id = None if planned is None else planned.tournament_id
+    practice = tournament_id is None and _in_practice(session, lid, bots, practice_matches)
     now = utcnow()
     for entry, bot in enumerate(bots):
         session.add(
@@ -125,6 +133,7 @@ def _record(session: Session, match_id: str, lid: str) -> bool:
                 score=scores[entry],
                 rank=ranks[entry],
                 forfeit=bot in forfeits,
+                practice=practice,
                 recorded_at=now,
             )
         )
@@ -148,6 +157,36 @@ def _record(session: Session, match_id: str, lid: str) -> bool:
                     rank=int(game["ranks"][seat]),
                 )
             )
+    if not practice:
+        _rate(session, match_id, lid, bots, ranks, now)
+    if planned is not None:
+        planned.status = PlanStatus.RECORDED
+    session.flush()
+    return True
+
+
+def _in_practice(session: Session, lid: str, bots: list[str], practice_matches: int) -> bool:
+    """Whether one of `bots` has fewer than `practice_matches` ladder matches on `lid`."""
+    if practice_matches <= 0:
+        return False
+    played = dict(
+        session.execute(
+            select(ResultRow.bot_id, func.count())
+            .where(
+                ResultRow.ladder_id == lid,
+                ResultRow.tournament_id.is_(None),
+                ResultRow.bot_id.in_(bots),
+            )
+            .group_by(ResultRow.bot_id)
+        ).all()
+    )
+    return any(played.get(bot, 0) < practice_matches for bot in bots)
+
+
+def _rate(
+    session: Session, match_id: str, lid: str, bots: list[str], ranks: list[int], now: datetime
+) -> None:
+    """The live Elo update of the match's bots on ladder `lid`, with its history."""
     rows = []
     for bot in bots:
         rating = session.get(RatingRow, (lid, bot))
@@ -174,7 +213,3 @@ def _record(session: Session, match_id: str, lid: str) -> bool:
                 at=now,
             )
         )
-    if planned is not None:
-        planned.status = PlanStatus.RECORDED
-    session.flush()
-    return True

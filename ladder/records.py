@@ -34,6 +34,8 @@ class TournamentStatus(StrEnum):
     SCHEDULED = "scheduled"
     RUNNING = "running"
     FINISHED = "finished"
+    CANCELLED = "cancelled"
+    """By the operator: no more of its matches (or, for a template, runs) start."""
 
 
 class PlanStatus(StrEnum):
@@ -42,6 +44,8 @@ class PlanStatus(StrEnum):
     PLANNED = "planned"
     RECORDED = "recorded"
     FAILED = "failed"
+    CANCELLED = "cancelled"
+    """Its tournament was cancelled before the match started."""
 
 
 class EventType(StrEnum):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import calendar
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from ladder.errors import LeagueError
 
@@ -90,6 +90,27 @@ def is_due(expression: str, minute: datetime) -> bool:
         and at.month in schedule.months
         and at.isoweekday() % 7 in schedule.weekdays
     )
+
+
+def next_run(expression: str, after: datetime, within_days: int = 5 * 366) -> datetime | None:
+    """The first minute after `after` at which `expression` fires (UTC), or None within the
+    years searched (a schedule such as "0 0 30 2 *" never fires)."""
+    schedule = cron(expression)
+    start = after.astimezone(UTC).replace(second=0, microsecond=0) + timedelta(minutes=1)
+    day = start.replace(hour=0, minute=0)
+    for _ in range(within_days):
+        if (
+            day.day in schedule.days
+            and day.month in schedule.months
+            and day.isoweekday() % 7 in schedule.weekdays
+        ):
+            for hour in sorted(schedule.hours):
+                for minute in sorted(schedule.minutes):
+                    at = day.replace(hour=hour, minute=minute)
+                    if at >= start:
+                        return at
+        day += timedelta(days=1)
+    return None
 
 
 def scheduled_run_id(template_id: str, minute: datetime) -> str:

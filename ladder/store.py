@@ -46,6 +46,9 @@ __all__ = [
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 
+PRESENCE_RENEW_S = 30.0
+"""How often a referee renews `last_seen_at` of the bots it holds a session with."""
+
 
 class NotFound(LookupError):
     """A bot or match that the store does not have."""
@@ -163,6 +166,35 @@ class Store:
             if row is None:
                 raise NotFound(f"no bot with id {bot_id!r}")
             return _bot(row)
+
+    def mark_seen(self, bot_ids: Sequence[str], online: bool) -> None:
+        """The referee saw these bots now: holding a session (`online`) or leaving one."""
+        if bot_ids:
+            with self.session() as session:
+                session.execute(
+                    update(BotRow)
+                    .where(BotRow.id.in_(list(bot_ids)))
+                    .values(last_seen_at=utcnow(), online=online)
+                )
+
+    def retire_bot(self, bot_id: str, retired: bool = True) -> Bot:
+        """Retire a bot version (or bring it back): it leaves the standings and pairing,
+        its matches and ratings stay. Raises NotFound."""
+        with self.session() as session:
+            row = session.get(BotRow, bot_id)
+            if row is None:
+                raise NotFound(f"no bot with id {bot_id!r}")
+            if retired and row.retired_at is None:
+                row.retired_at = utcnow()
+            elif not retired:
+                row.retired_at = None
+            return _bot(row)
+
+    def bots_by_id(self, bot_ids: Sequence[str]) -> dict[str, Bot]:
+        """The registered bots among these ids, by id."""
+        with self.session() as session:
+            rows = session.scalars(select(BotRow).where(BotRow.id.in_(list(bot_ids))))
+            return {row.id: _bot(row) for row in rows}
 
     def bots(self) -> list[Bot]:
         """Every registered bot version, oldest first."""

@@ -42,6 +42,11 @@ def _resolve_entrants(store: Store, refs: Sequence[str], game: str) -> list[str]
             raise LeagueError(str(error)) from None
         if bot.id in ids:
             raise LeagueError(f"{ref!r} names bot {bot.name}@{bot.version} twice")
+        if bot.retired:
+            raise LeagueError(
+                f"bot {bot.name}@{bot.version} ({bot.id}) is retired "
+                f"(`arena bot retire --undo {bot.name}@{bot.version}` brings it back)"
+            )
         if game not in store.bot(bot.id).games:
             raise LeagueError(f"bot {bot.name}@{bot.version} ({bot.id}) does not play {game}")
         ids.append(bot.id)
@@ -274,6 +279,51 @@ def planned_request(store: Store, match_id: str) -> MatchRequest | None:
         return None
 
 
+def cancel_tournament(store: Store, tournament_id: str) -> list[str]:
+    """Cancel a running tournament or a scheduled template; the planned matches cancelled.
+
+    A template starts no more runs (the runs already started go on, each can be
+    cancelled by its id). A running tournament's matches that no referee has
+    started are cancelled; those being played finish and are recorded, so
+    nothing played is lost. NotFound, or LeagueError when it has ended already.
+    """
+    with store.session() as session:
+        row = session.get(TournamentRow, tournament_id)
+        if row is None:
+            raise NotFound(f"no tournament with id {tournament_id!r}")
+        if row.status in (TournamentStatus.FINISHED, TournamentStatus.CANCELLED):
+            raise LeagueError(f"tournament {tournament_id} is {row.status} already")
+        row.status = TournamentStatus.CANCELLED
+        row.finished_at = utcnow()
+        started = set(
+            session.scalars(
+                select(MatchRow.id)
+                .join(TournamentMatchRow, TournamentMatchRow.match_id == MatchRow.id)
+                .where(TournamentMatchRow.tournament_id == tournament_id)
+            )
+        )
+        cancelled = []
+        for planned in session.scalars(
+            select(TournamentMatchRow)
+            .where(
+                TournamentMatchRow.tournament_id == tournament_id,
+                TournamentMatchRow.status == PlanStatus.PLANNED,
+            )
+            .order_by(TournamentMatchRow.number)
+        ):
+            if planned.match_id not in started:
+                planned.status = PlanStatus.CANCELLED
+                cancelled.append(planned.match_id)
+        return cancelled
+
+
+def is_cancelled(store: Store, match_id: str) -> bool:
+    """Whether the match was planned by a tournament that cancelled it before it started."""
+    with store.session() as session:
+        planned = session.get(TournamentMatchRow, match_id)
+        return planned is not None and planned.status == PlanStatus.CANCELLED
+
+
 def tournament_of(store: Store, match_id: str) -> str | None:
     """The tournament a match was planned for, or None (a ladder match)."""
     with store.session() as session:
@@ -346,7 +396,6 @@ def lost_matches(store: Store, planned_before: datetime) -> tuple[list[str], lis
             lost += [
                 match_id
                 for match_id, planned, playing in rows
-                if planned not in (PlanStatus.RECORDED, PlanStatus.FAILED)
-                and playing != MatchStatus.RUNNING
+                if planned == PlanStatus.PLANNED and playing != MatchStatus.RUNNING
             ]
     return lost, complete

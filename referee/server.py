@@ -31,6 +31,7 @@ from referee.decoding import DecodeGuard
 from referee.matches import MatchManager
 from referee.metrics import RefereeMetrics
 from referee.placement import Placer
+from referee.presence import Presence
 from referee.runner import Limits
 from referee.seats import LocalSeats, Seats
 from referee.service import BotService, Gatekeeper, RefereeService
@@ -62,6 +63,8 @@ class Referee:
     health: Any
     metrics: RefereeMetrics
     leases: asyncio.Task[None]
+    presence: Presence
+    presence_renewal: asyncio.Task[None]
     tier: Tier | None = None
 
     async def stop(self) -> dict[str, list[str]]:
@@ -76,10 +79,12 @@ class Referee:
             closing = asyncio.create_task(self.server.stop(grace=grace + 5.0))
             await self.tier.drain("this referee replica is stopping; reconnect")
         outcome = await self.manager.shutdown(grace)
-        self.leases.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self.leases
+        for task in (self.leases, self.presence_renewal):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
         self.hub.close_all()
+        await self.presence.flush()
         if self.tier is not None:
             await self.tier.close()
         # Ends what is left of the calls (a second stop shortens the first's grace).
@@ -106,6 +111,7 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
         )
     metrics = metrics or RefereeMetrics.create()
     hub = SessionHub()
+    presence = Presence(store, hub)
     limits = Limits(time_bank_ms=settings.time_bank_ms, max_strikes=settings.max_strikes)
     tier: Tier | None = None
     seats: Seats = LocalSeats(hub, settings.grace_s, settings.replica_name)
@@ -166,8 +172,20 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
     for name in ("", *SERVICE_NAMES):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     leases = asyncio.create_task(manager.keep_leases(), name="match leases")
+    renewal = asyncio.create_task(presence.keep(), name="bot presence")
     return Referee(
-        settings, server, port, store, hub, manager, health_servicer, metrics, leases, tier
+        settings,
+        server,
+        port,
+        store,
+        hub,
+        manager,
+        health_servicer,
+        metrics,
+        leases,
+        presence,
+        renewal,
+        tier,
     )
 
 

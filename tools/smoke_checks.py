@@ -189,6 +189,7 @@ def check_bots_play(work: Path, server_arena: str) -> None:
                 work,
                 *("match", "run", "--game", "goof", "--bots", ",".join(bots), "--json"),
                 *("--option", "rounds=1", "--option", "goof_pile=3", "--referee", address),
+                *("--wait-for-bots", str(DEADLINE_S)),
             )
         )
         if match.get("status") != "finished" or match.get("forfeits"):

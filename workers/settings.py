@@ -97,6 +97,14 @@ class WorkerSettings:
         help="whether ladder matches are duplicate (on/off)",
         parse=switch,
     )
+    ladder_practice_matches: int = setting(
+        3,
+        env="LADDER_PRACTICE_MATCHES",
+        help="a new bot's first N ladder matches on each ladder are practice: recorded, "
+        "rating nobody (0: rated from the first)",
+        parse=int,
+        metavar="N",
+    )
     match_timeout_s: float = setting(
         3600.0,
         env="MATCH_TIMEOUT_S",

@@ -88,6 +88,9 @@ def play_match(app: ArenaCelery, match_id: str) -> str:
     res = app.resources()
     store = res.store
     outcome = "already recorded"
+    if tournaments.is_cancelled(store, match_id):
+        log.info("match %s: its tournament was cancelled; not played", match_id)
+        return "cancelled"
     if not recording.is_recorded(store, match_id):
         request = tournaments.planned_request(store, match_id)
         if request is None:
@@ -105,7 +108,7 @@ def play_match(app: ArenaCelery, match_id: str) -> str:
             reason = "" if match is None else match.reason
             raise MatchAborted(f"match {match_id} did not finish: {reason}")
         try:
-            recorded = recording.record_match(store, match_id)
+            recorded = recording.record_match(store, match_id, app.settings.ladder_practice_matches)
         except NotFound:
             raise WrongDatabase(
                 f"the referee at {app.settings.referee} finished match {match_id}, but the "

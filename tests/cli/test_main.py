@@ -109,3 +109,25 @@ def test_any_other_error_is_not_taken_for_the_referee(monkeypatch: pytest.Monkey
     monkeypatch.setattr(bot_cmd, "run_register", broken)
     with pytest.raises(RuntimeError, match="a bug"):
         main(["bot", "register", "somebot"])
+
+
+def test_server_modules_are_what_the_server_extra_brings() -> None:
+    """The one-line hint for a base install names exactly the server extra's modules."""
+    import importlib.metadata
+    import re
+    import tomllib
+
+    from arena_cli.main import SERVER_MODULES
+
+    extra = tomllib.loads((REPO / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]["server"]
+    modules: dict[str, set[str]] = {}
+    for module, dists in importlib.metadata.packages_distributions().items():
+        for dist in dists:
+            modules.setdefault(re.sub(r"[-_.]+", "-", dist).lower(), set()).add(module)
+    wanted = set()
+    for requirement in extra:
+        name = re.sub(r"[-_.]+", "-", re.split(r"[\[<>=;]", requirement)[0]).lower()
+        wanted |= {module for module in modules[name] if not module.startswith("_")}
+    assert wanted == SERVER_MODULES

@@ -65,3 +65,19 @@ def test_schedules_mean_what_celery_made_of_them() -> None:
             crontab.from_string(expression)
         with pytest.raises(LeagueError):
             schedules.cron(expression)
+
+
+def test_next_run_is_the_first_due_minute_after_now() -> None:
+    now = datetime(2026, 12, 1, 20, 5, 30, tzinfo=UTC)
+    assert schedules.next_run("* * * * *", now) == datetime(2026, 12, 1, 20, 6, tzinfo=UTC)
+    assert schedules.next_run("0 3 * * *", now) == datetime(2026, 12, 2, 3, 0, tzinfo=UTC)
+    # Day of month and day of week both (Celery's rule): the first Monday the 1st.
+    assert schedules.next_run("0 0 1 * mon", now) == datetime(2027, 2, 1, 0, 0, tzinfo=UTC)
+    assert schedules.next_run("0 0 29 2 *", now) == datetime(2028, 2, 29, 0, 0, tzinfo=UTC)
+    for expression in ("*/7 */5 * * *", "30 12 15 6 *", "15 9 * * fri"):
+        found = schedules.next_run(expression, now)
+        assert found is not None and found > now and schedules.is_due(expression, found)
+        minute = now.replace(second=0) + timedelta(minutes=1)
+        while minute < found:
+            assert not schedules.is_due(expression, minute)
+            minute += timedelta(minutes=1)

@@ -126,3 +126,34 @@ def test_lost_matches_are_the_planned_ones_nobody_plays(store: Store) -> None:
     play(store, only)
     assert recording.record_match(store, only)
     assert tournaments.lost_matches(store, later) == ([waiting], [complete])
+
+
+def test_cancelling_a_tournament_stops_its_unstarted_matches_and_keeps_the_rest(
+    store: Store,
+) -> None:
+    bots = [register(store, "cx") for _ in range(4)]
+    tid = tournaments.create_tournament(store, "golden10", 3, bots, seed=2, duplicate=False)
+    recorded, running, *waiting = tournaments.pending_matches(store, tid)
+    play(store, recorded)
+    assert recording.record_match(store, recorded)
+    # Started on the referee, not finished: it plays on and is recorded when it ends.
+    store.create_match(tournaments.planned_request(store, running))  # type: ignore[arg-type]
+    assert tournaments.cancel_tournament(store, tid) == waiting
+    assert all(tournaments.is_cancelled(store, match_id) for match_id in waiting)
+    assert not tournaments.is_cancelled(store, running)
+    view = queries.tournament(store, tid)
+    assert (view.status, view.matches_finished) == ("cancelled", 1)
+    assert tournaments.pending_matches(store, tid) == [running, *waiting]
+    assert tournaments.lost_matches(store, datetime.now(UTC) + timedelta(days=1)) == ([], [])
+    with pytest.raises(LeagueError, match="cancelled already"):
+        tournaments.cancel_tournament(store, tid)
+
+
+def test_a_cancelled_schedule_starts_no_more_runs(store: Store) -> None:
+    bots = [register(store, "cs") for _ in range(3)]
+    template = tournaments.create_tournament(store, "golden10", 3, bots, schedule="* * * * *")
+    at = datetime.now(UTC) + timedelta(minutes=3)
+    assert {template_id for template_id, _ in tournaments.due_runs(store, at)} == {template}
+    assert tournaments.cancel_tournament(store, template) == []
+    assert tournaments.due_runs(store, at) == []
+    assert queries.tournament(store, template).status == "cancelled"

@@ -48,6 +48,20 @@ def clean_env() -> dict[str, str]:
     return env
 
 
+def arena(
+    *args: str, cwd: Path = REPO, env: dict[str, str] | None = None, timeout_s: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """Run `arena ARGS...` to its end (no ARENA_* settings but those of `env`)."""
+    return subprocess.run(
+        [PYTHON, "-m", "arena_cli.main", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+        env={**clean_env(), **(env or {})},
+        cwd=cwd,
+    )
+
+
 class Processes:
     """The processes a fixture started; `close` stops each one by its pid."""
 

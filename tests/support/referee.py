@@ -236,6 +236,8 @@ class RefereeProc:
             str(deadline_ms),
             "--referee",
             self.address,
+            "--wait-for-bots",
+            "60",
             "--json",
         ]
         if duplicate:

@@ -1,0 +1,104 @@
+"""Bots' presence, retirement and practice matches, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import update
+
+from ladder import continuous, queries, recording, tournaments
+from ladder.errors import LeagueError
+from ladder.models import BotRow, ResultRow
+from ladder.store import MatchRequest, NotFound, Store, utcnow
+from tests.support.ladder import count, play, ratings_of, register
+
+
+def test_presence_is_online_while_renewed_and_offline_once_stale(store: Store) -> None:
+    bot = register(store, "seen")
+    assert not queries.bot_line(store, bot).online
+    assert queries.bot_line(store, bot).last_seen_at is None
+    store.mark_seen([bot], online=True)
+    line = queries.bot_line(store, bot)
+    assert line.online and line.last_seen_at is not None
+    # A replica that died leaves `online` set: staleness alone makes the bot offline.
+    stale = utcnow() - timedelta(seconds=queries.PRESENCE_STALE_S + 1)
+    with store.session() as session:
+        session.execute(update(BotRow).where(BotRow.id == bot).values(last_seen_at=stale))
+    assert not queries.bot_line(store, bot).online
+    store.mark_seen([bot], online=True)
+    store.mark_seen([bot], online=False)
+    assert not queries.bot_line(store, bot).online
+
+
+def test_bot_lines_name_versions_and_leave_retired_ones_out(store: Store) -> None:
+    first, _ = store.register_bot("listed", "1", ["goodge"])
+    second, _ = store.register_bot("listed", "2", ["goodge", "goof"])
+    lines = queries.bot_lines(store)
+    assert [(line.label, line.games) for line in lines] == [
+        ("listed@2", ("goodge", "goof")),
+        ("listed", ("goodge",)),
+    ]
+    assert store.retire_bot(second.id).id == second.id
+    assert [line.id for line in queries.bot_lines(store)] == [first.id]
+    assert [line.retired for line in queries.bot_lines(store, retired=True)] == [True, False]
+    store.retire_bot(second.id, retired=False)
+    assert len(queries.bot_lines(store)) == 2
+    with pytest.raises(NotFound):
+        store.retire_bot("b-nobody")
+
+
+def test_a_retired_bot_leaves_standings_pairing_and_new_tournaments(store: Store) -> None:
+    bots = [register(store, "ret") for _ in range(4)]
+    tid = tournaments.create_tournament(store, "goof", 3, bots[:3], seed=3, duplicate=False)
+    (match_id,) = tournaments.pending_matches(store, tid)
+    play(store, match_id)
+    assert recording.record_match(store, match_id)
+    retired = bots[0]
+    store.retire_bot(retired)
+    standing = [line.bot_id for line in queries.standings(store, "goof-3p")]
+    assert retired not in standing and len(standing) == 2
+    assert ratings_of(store, "goof-3p")[retired][1] == 1  # its history stays
+    planned = continuous.plan_ladder_matches(store, "goof-3p", bots, tick="t")
+    assert [set(request.bot_ids) for request in planned] == [set(bots[1:])]
+    with pytest.raises(LeagueError, match="is retired"):
+        tournaments.create_tournament(store, "goof", 3, bots[:3])
+
+
+def _ladder_match(store: Store, match_id: str, bots: list[str]) -> None:
+    """A continuous-ladder match (no tournament), played and finished."""
+    store.create_match(
+        MatchRequest(match_id, "goof", 3, tuple(bots), None, {}, duplicate=False, deadline_ms=0)
+    )
+    play(store, match_id)
+
+
+def test_a_new_bots_first_ladder_matches_are_practice(store: Store) -> None:
+    veterans = [register(store, "vet") for _ in range(2)]
+    for number in range(2):
+        _ladder_match(store, f"warm-{number}", [*veterans, register(store, "old")])
+        assert recording.record_match(store, f"warm-{number}", practice_matches=0)
+    rated_before = ratings_of(store, "goof-3p")
+    newcomer = register(store, "new")
+    for number in range(2):
+        _ladder_match(store, f"new-{number}", [*veterans, newcomer])
+        assert recording.record_match(store, f"new-{number}", practice_matches=2)
+    # Practice: recorded and shown, nobody's rating moved.
+    assert ratings_of(store, "goof-3p") == rated_before
+    assert count(store, ResultRow, bot_id=newcomer, practice=True) == 2
+    (line,) = queries.in_practice(store, "goof-3p")
+    assert (line.bot_id, line.played) == (newcomer, 2)
+    _ladder_match(store, "new-2", [*veterans, newcomer])
+    assert recording.record_match(store, "new-2", practice_matches=2)
+    after = ratings_of(store, "goof-3p")
+    assert after[newcomer][1] == 1 and all(after[v][1] == rated_before[v][1] + 1 for v in veterans)
+    assert queries.in_practice(store, "goof-3p") == []
+
+
+def test_tournament_matches_are_rated_from_the_first(store: Store) -> None:
+    bots = [register(store, "tour") for _ in range(3)]
+    tid = tournaments.create_tournament(store, "goof", 3, bots, seed=5, duplicate=False)
+    (match_id,) = tournaments.pending_matches(store, tid)
+    play(store, match_id)
+    assert recording.record_match(store, match_id, practice_matches=5)
+    assert all(games == 1 for _, games in ratings_of(store, "goof-3p").values())
