@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import hmac
 import time
 from collections import Counter
@@ -32,6 +33,8 @@ FLOOD_REFILL_S = 10.0
 """The answer flood allowance refills over this many seconds."""
 RATE_WARNING_EVERY_S = 1.0
 """At most one rate-limit Error a second per session (the Errors must not flood too)."""
+REPLAY_CACHE_SIZE = 32
+"""Finished matches whose Replay message is kept built (the most recently asked for)."""
 
 
 MAX_DETAILS = 500
@@ -279,6 +282,9 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
         self._gate = gate
         self._start = manager.start if placer is None else placer.start
         self._reads = KeyedBuckets(settings.reads_per_minute)
+        # A finished match's replay never changes, and building one (decoding the stored
+        # logs, encoding every event) is the dearest call anyone may make: built once.
+        self._finished_replay = functools.lru_cache(maxsize=REPLAY_CACHE_SIZE)(self._replay)
         self._public_streams: Counter[str] = Counter()
         """Public streams open now, per client address."""
 
@@ -374,13 +380,17 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
         await self._gate.bound(self._reads, context, "match reads")
         try:
             match = await asyncio.to_thread(self._store.match, request.match_id)
-            if match.status != MatchStatus.FINISHED:
-                # Before the end a replay would show hands still in play.
-                await self._gate.require_admin(context)
+            if match.status == MatchStatus.FINISHED:
+                return await asyncio.to_thread(self._finished_replay, request.match_id)
+            # Before the end a replay would show hands still in play.
+            await self._gate.require_admin(context)
             replays = await asyncio.to_thread(self._store.replays, request.match_id)
         except NotFound as error:
             await context.abort(grpc.StatusCode.NOT_FOUND, brief(str(error)))
         return wire.replay_message(request.match_id, replays)
+
+    def _replay(self, match_id: str) -> pb.Replay:
+        return wire.replay_message(match_id, self._store.replays(match_id))
 
     async def ListSessions(
         self, request: pb.ListSessionsRequest, context: grpc.aio.ServicerContext[object, object]

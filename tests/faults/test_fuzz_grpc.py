@@ -72,6 +72,7 @@ DOCUMENTED: dict[str, set[grpc.StatusCode]] = {
     "StartMatch": {S.OK, S.INVALID_ARGUMENT, S.ALREADY_EXISTS, S.PERMISSION_DENIED},
     "GetMatch": {S.OK, S.NOT_FOUND},
     "WatchMatch": {S.OK, S.NOT_FOUND, S.PERMISSION_DENIED},
+    "WatchPublic": {S.OK, S.NOT_FOUND},
     "GetReplay": {S.OK, S.NOT_FOUND, S.PERMISSION_DENIED},
     "ListSessions": {S.OK, S.PERMISSION_DENIED},
     "Check": {S.OK, S.NOT_FOUND},
@@ -118,13 +119,14 @@ def _methods() -> list[Rpc]:
     return rpcs
 
 
-# StartMatch after GetMatch and WatchMatch: those would wait (bounded, but slowly)
+# StartMatch after GetMatch, WatchMatch and WatchPublic: those would wait (bounded, but slowly)
 # for the end of a match it started; GetReplay, after it, asks for those matches.
 ORDER = (
     "Register",
     "Session",
     "GetMatch",
     "WatchMatch",
+    "WatchPublic",
     "StartMatch",
     "GetReplay",
     "ListSessions",
