@@ -26,8 +26,9 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from sqlalchemy import text
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from ladder import queries
 from ladder.store import Store
-from ladder.web import views
+from ladder.web import live, views
 from ladder.web.charts import Point, interval_bar, interval_scale, line_chart
 from ladder.web.metrics import MetricsMiddleware, WebMetrics
 from ladder.web.schemas import (
@@ -39,7 +40,7 @@ from ladder.web.schemas import (
     LaddersOut,
     LogsOut,
     MatchOut,
-    TournamentOut,
+    TournamentPageOut,
     TournamentsOut,
 )
 from ladder.web.security import (
@@ -122,6 +123,7 @@ def create_app(
         game_title=views.game_title,
         split_ladder=views.split_ladder,
         poll_ms=int(poll_seconds * 1000),
+        provisional_games=queries.PROVISIONAL_GAMES,
     )
 
     def page(request: Request, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
@@ -196,6 +198,8 @@ def create_app(
                         series,
                         title=f"rating of {views.label(data.bot)} on {rating.ladder_id}",
                         baseline=rating.start_rating,
+                        x_label="rated matches played",
+                        y_label="rating (Elo)",
                     ),
                 )
             )
@@ -212,17 +216,30 @@ def create_app(
     @app.get("/tournaments/{tournament_id}", response_class=HTMLResponse, include_in_schema=False)
     def tournament_page(request: Request, tournament_id: str) -> HTMLResponse:
         data = views.tournament(store, tournament_id)
-        scale = interval_scale([(line.ci_low, line.ci_high) for line in data.table])
-        bars = [interval_bar(line.rating, line.ci_low, line.ci_high, scale) for line in data.table]
+        measured = [
+            (line.rating, line.ci_low, line.ci_high)
+            for line in data.table
+            if line.rating is not None and line.ci_low is not None and line.ci_high is not None
+        ]
+        scale = interval_scale([(low, high) for _, low, high in measured])
+        # A bot its games do not measure has no interval to draw: its cell says why.
+        drawn = iter(interval_bar(*numbers, scale) for numbers in measured)
+        bars = [next(drawn) if line.measured else Markup("") for line in data.table]
         return page(request, "tournament.html", data=data, bars=bars, scale=scale)
 
     @app.get("/matches/{match_id}", response_class=HTMLResponse, include_in_schema=False)
     def match_page(request: Request, match_id: str) -> HTMLResponse:
         data = views.match(store, match_id)
+        if data.status == "running":
+            # Watched live: the public table as it is played (ladder.web.live).
+            has_feed = live.feed_of(request.app) is not None
+            return page(request, "live.html", data=data, has_feed=has_feed)
         seats = views.bot_refs(store, (b for g in data.games for b in g.seats))
         return page(request, "match.html", data=data, seat_refs=seats)
 
     # JSON API -------------------------------------------------------------------------
+
+    app.include_router(live.router)
 
     @app.get("/api/ladders", response_model=LaddersOut, tags=["ladders"])
     def api_ladders() -> LaddersOut:
@@ -248,12 +265,13 @@ def create_app(
 
     @app.get(
         "/api/tournaments/{tournament_id}",
-        response_model=TournamentOut,
+        response_model=TournamentPageOut,
         responses=ERRORS,
         tags=["tournaments"],
     )
-    def api_tournament(tournament_id: str) -> TournamentOut:
-        """One tournament: progress and table (rating with 95% interval)."""
+    def api_tournament(tournament_id: str) -> TournamentPageOut:
+        """One tournament: settings, progress, planned matches and table (rating with
+        95% interval)."""
         return views.tournament(store, tournament_id)
 
     @app.get("/api/matches/{match_id}", response_model=MatchOut, responses=ERRORS, tags=["matches"])

@@ -52,9 +52,11 @@ def line_chart(
     height: int = 220,
     title: str = "",
     baseline: float | None = None,
+    x_label: str = "",
+    y_label: str = "",
 ) -> Markup:
-    """A line chart of `points` left to right, with a y axis and point tooltips."""
-    left, right, top, bottom = 52, 16, 14, 30
+    """A line chart of `points` left to right, with labelled axes and point tooltips."""
+    left, right, top, bottom = 66, 16, 14, 44
     inner_w, inner_h = width - left - right, height - top - bottom
     values = [p.value for p in points] + ([baseline] if baseline is not None else [])
     ticks = nice_ticks(min(values), max(values)) if values else [0.0, 1.0]
@@ -89,9 +91,15 @@ def line_chart(
     for i, point in enumerate(points):
         if i % label_every == 0 or i == len(points) - 1:
             parts.append(
-                f'<text class="axis" x="{x(i):.1f}" y="{height - 10}" text-anchor="middle">'
+                f'<text class="axis" x="{x(i):.1f}" y="{height - 24}" text-anchor="middle">'
                 f"{_text(point.label)}</text>"
             )
+    parts.append(
+        f'<text class="axis-title x-title" x="{left + inner_w / 2:.1f}" y="{height - 6}" '
+        f'text-anchor="middle">{_text(x_label)}</text>'
+        f'<text class="axis-title y-title" x="{-(top + inner_h / 2):.1f}" y="14" '
+        f'transform="rotate(-90)" text-anchor="middle">{_text(y_label)}</text>'
+    )
     if len(points) > 1:
         path = " ".join(
             f"{'M' if i == 0 else 'L'}{x(i):.1f},{y(p.value):.1f}" for i, p in enumerate(points)

@@ -13,6 +13,7 @@ cannot be reached, the live view says so and the rest of the web is unchanged.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any, Protocol
@@ -42,8 +43,98 @@ class LiveFeed(Protocol):
 
 
 def attach(app: FastAPI, feed: LiveFeed | None) -> None:
-    """Give `app` the feed its live views relay (None: no live view)."""
-    app.state.live_feed = feed
+    """Give `app` the feed its live views relay (None: no live view), shared: one
+    upstream stream per match however many pages watch it."""
+    app.state.live_feed = None if feed is None else SharedFeed(feed)
+
+
+_End = None | LiveNotFound | LiveUnavailable
+"""What ends a watcher's queue: the stream's end (None) or its error."""
+
+
+class _Upstream:
+    """One match's upstream stream and the pages that follow it."""
+
+    def __init__(self) -> None:
+        self.backlog: list[str] = []
+        """The events so far, views but the latest left out: what a page joining late
+        needs to draw the table now (the referee gives late joiners the same)."""
+        self.last_view: str | None = None
+        self.pages: list[asyncio.Queue[str | _End]] = []
+        self.task: asyncio.Task[None] | None = None
+
+    def join(self) -> asyncio.Queue[str | _End]:
+        queue: asyncio.Queue[str | _End] = asyncio.Queue()
+        for text in self.backlog:
+            queue.put_nowait(text)
+        if self.last_view is not None:
+            queue.put_nowait(self.last_view)
+        self.pages.append(queue)
+        return queue
+
+    def publish(self, text: str) -> None:
+        if _is_view(text):
+            self.last_view = text
+        else:
+            if self.last_view is not None:
+                self.backlog.append(self.last_view)
+                self.last_view = None
+            self.backlog.append(text)
+        for queue in self.pages:
+            queue.put_nowait(text)
+
+    def end(self, error: LiveNotFound | LiveUnavailable | None) -> None:
+        for queue in self.pages:
+            queue.put_nowait(error)
+
+
+def _is_view(text: str) -> bool:
+    kind: object = json.loads(text).get("type")
+    return kind == "view"
+
+
+class SharedFeed:
+    """A LiveFeed that opens one upstream stream per match, shared by every page on it
+    (the referee bounds public streams per client address, and the web is one)."""
+
+    def __init__(self, feed: LiveFeed) -> None:
+        self._feed = feed
+        self._matches: dict[str, _Upstream] = {}
+
+    async def watch(self, match_id: str) -> AsyncGenerator[str, None]:
+        """The match's public events, as the wrapped feed gives them."""
+        upstream = self._matches.get(match_id)
+        if upstream is None:
+            upstream = self._matches[match_id] = _Upstream()
+            upstream.task = asyncio.create_task(self._pump(match_id, upstream))
+        queue = upstream.join()
+        try:
+            while isinstance(item := await queue.get(), str):
+                yield item
+            if item is not None:
+                raise item
+        finally:
+            upstream.pages.remove(queue)
+            if not upstream.pages and self._matches.get(match_id) is upstream:
+                # The last page left: nobody needs the referee's stream any more.
+                del self._matches[match_id]
+                if upstream.task is not None:
+                    upstream.task.cancel()
+
+    async def _pump(self, match_id: str, upstream: _Upstream) -> None:
+        error: LiveNotFound | LiveUnavailable | None = None
+        events = self._feed.watch(match_id)
+        try:
+            async for text in events:
+                upstream.publish(text)
+        except (LiveNotFound, LiveUnavailable) as failed:
+            error = failed
+        finally:
+            await events.aclose()
+        # Pages that join from now on open a new upstream (which tells them the end).
+        if self._matches.get(match_id) is upstream:
+            del self._matches[match_id]
+        upstream.end(error)
 
 
 def feed_of(app: FastAPI) -> LiveFeed | None:

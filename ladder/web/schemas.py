@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from ladder.queries import PROVISIONAL_GAMES
+
 
 class BotRefOut(BaseModel):
     """A bot version as people name it."""
@@ -21,9 +23,12 @@ class BotRefOut(BaseModel):
 
 
 class BotOut(BotRefOut):
-    """A registered bot version and the games it plays."""
+    """A registered bot version, the games it plays and whether a referee holds it now."""
 
     games: list[str]
+    online: bool = Field(description="holds a session with a referee now")
+    last_seen_at: datetime | None = Field(description="when a referee last saw it")
+    retired: bool = Field(description="retired: kept with its history, out of the standings")
 
 
 class StandingOut(BaseModel):
@@ -35,7 +40,17 @@ class StandingOut(BaseModel):
     version: str
     rating: float
     games: int
-    provisional: bool = Field(description="fewer rated games than the provisional threshold")
+    provisional: bool = Field(description=f"fewer than {PROVISIONAL_GAMES} rated games")
+    online: bool = Field(description="holds a session with a referee now")
+
+
+class PracticeOut(BaseModel):
+    """A bot still playing its first, unrated (practice) matches on a ladder."""
+
+    bot_id: str
+    bot: str
+    practice_matches: int = Field(description="practice matches played so far")
+    online: bool
 
 
 class LadderOut(BaseModel):
@@ -45,12 +60,18 @@ class LadderOut(BaseModel):
     game: str
     players: int
     standings: list[StandingOut]
+    practice: list[PracticeOut] = Field(
+        description="bots whose first ladder matches are practice: recorded, rating nobody"
+    )
 
 
 class LaddersOut(BaseModel):
     """Every ladder that has rated games."""
 
     ladders: list[LadderOut]
+    provisional_games: int = Field(
+        description="a rating is provisional until its bot has played this many rated games"
+    )
 
 
 class HistoryPointOut(BaseModel):
@@ -67,10 +88,10 @@ class BotRatingOut(BaseModel):
     """A bot's live rating on one ladder."""
 
     ladder_id: str
-    rank: int
+    rank: int | None = Field(description="null once retired: the standings leave it out")
     rating: float
     games: int
-    provisional: bool
+    provisional: bool = Field(description=f"fewer than {PROVISIONAL_GAMES} rated games")
     start_rating: float | None = Field(
         description="the rating before its first recorded match on this ladder"
     )
@@ -85,27 +106,44 @@ class MatchLineOut(BaseModel):
     bots: list[BotRefOut]
     scores: list[int]
     ranks: list[int]
+    strikes: list[int] = Field(description="per entry: late or illegal answers")
+    forfeits: list[bool] = Field(description="per entry: whether it forfeited")
     recorded_at: datetime
 
 
 class BotPageOut(BaseModel):
-    """A bot's page: its ratings, rating history and recent matches."""
+    """A bot's page: its ratings, rating history, recent matches and conduct."""
 
     bot: BotOut
     ratings: list[BotRatingOut]
     history: list[HistoryPointOut]
     matches: list[MatchLineOut]
+    strikes: int = Field(description="strikes in all its recorded matches")
+    forfeits: int = Field(description="recorded matches it forfeited")
+    provisional_games: int = Field(
+        description="a rating is provisional until its bot has played this many rated games"
+    )
 
 
 class TableLineOut(BaseModel):
-    """One line of a tournament table: maximum-likelihood rating and its 95% interval."""
+    """One line of a tournament table: maximum-likelihood rating and its 95% interval.
+
+    A bot its games do not measure has `measured` false and the `reason`: with a
+    one-sided `bound` ("below", "above") `rating` is the bound and the interval's
+    open end null; without one, rating and interval are null.
+    """
 
     bot_id: str
     bot: str
-    rating: float
-    ci_low: float
-    ci_high: float
+    rating: float | None
+    ci_low: float | None
+    ci_high: float | None
     games: int
+    measured: bool
+    bound: str | None
+    reason: str | None
+    rating_text: str = Field(description='the rating as shown: "1523", "below 1068", ...')
+    interval_text: str = Field(description='the interval as shown: "[1400, 1650]", or why not')
 
 
 class TournamentOut(BaseModel):
@@ -123,6 +161,31 @@ class TournamentOut(BaseModel):
     table: list[TableLineOut]
     created_at: datetime
     finished_at: datetime | None
+    entrants: list[str] = Field(description="bot names, in the order entered")
+    duplicate: bool = Field(description="every deal played once per rotation of the seats")
+    deadline_ms: int = Field(description="time for each move, in milliseconds")
+    options: dict[str, Any] = Field(description="the game's rules options")
+    parent_id: str | None = Field(description="the scheduled template it was started from")
+    matches_failed: int
+
+
+class PlannedMatchOut(BaseModel):
+    """One planned match of a tournament."""
+
+    match_id: str
+    number: int
+    bots: list[str] = Field(description="bot names, one per seat")
+    status: str = Field(description="planned, recorded or failed")
+    match_status: str | None = Field(
+        description="the referee's status of the match (running, finished, aborted); "
+        "null until a referee starts it"
+    )
+
+
+class TournamentPageOut(TournamentOut):
+    """A tournament with its planned matches in plan order."""
+
+    matches: list[PlannedMatchOut]
 
 
 class TournamentsOut(BaseModel):

@@ -1,6 +1,6 @@
 """The data behind every page and API route, as the models of `ladder.web.schemas`.
 
-Each function reads the store through `ladder.queries` (plus two small
+Each function reads the store through `ladder.queries` (plus a few small
 lookups of its own) and raises `WebError` with a clear message for ids that
 do not exist, so the routes only choose between HTML and JSON.
 """
@@ -15,8 +15,8 @@ from sqlalchemy import func, select
 
 import games
 from ladder import queries
-from ladder.models import BotRow, RatingHistoryRow
-from ladder.records import MatchStatus
+from ladder.models import BotRow, MatchRow, RatingHistoryRow, RatingRow, ResultRow
+from ladder.records import MatchResult, MatchStatus
 from ladder.store import NotFound, Replay, Store
 from ladder.web.replay import build_frames
 from ladder.web.schemas import (
@@ -34,11 +34,15 @@ from ladder.web.schemas import (
     LogsOut,
     MatchLineOut,
     MatchOut,
+    PlannedMatchOut,
+    PracticeOut,
     StandingOut,
     TableLineOut,
     TournamentOut,
+    TournamentPageOut,
     TournamentsOut,
 )
+from ladder.wording import bot_label, rating_cells
 
 
 class WebError(Exception):
@@ -63,7 +67,7 @@ def checked_id(kind: str, value: str) -> str:
 
 def label(bot: BotRefOut) -> str:
     """How a bot is named on pages: `name`, or `name@version` unless the version is 1."""
-    return bot.name if bot.version in ("", "1") else f"{bot.name}@{bot.version}"
+    return bot_label(bot.name, bot.version)
 
 
 def split_ladder(ladder_id: str) -> tuple[str, int]:
@@ -106,6 +110,7 @@ def _standing(line: queries.Standing) -> StandingOut:
         rating=line.rating,
         games=line.games,
         provisional=line.provisional,
+        online=line.online,
     )
 
 
@@ -120,12 +125,24 @@ def ladder(store: Store, ladder_id: str) -> LadderOut:
         game=game,
         players=players,
         standings=[_standing(line) for line in queries.standings(store, ladder_id)],
+        practice=[
+            PracticeOut(
+                bot_id=line.bot_id,
+                bot=line.bot,
+                practice_matches=line.played,
+                online=line.online,
+            )
+            for line in queries.in_practice(store, ladder_id)
+        ],
     )
 
 
 def ladders(store: Store) -> LaddersOut:
     """Every ladder with its standings."""
-    return LaddersOut(ladders=[ladder(store, ladder_id) for ladder_id in queries.ladders(store)])
+    return LaddersOut(
+        ladders=[ladder(store, ladder_id) for ladder_id in queries.ladders(store)],
+        provisional_games=queries.PROVISIONAL_GAMES,
+    )
 
 
 # Bots ------------------------------------------------------------------------------
@@ -138,7 +155,7 @@ def bot_page(store: Store, ref: str) -> BotPageOut:
         found = queries.resolve_bot(store, ref)
     except queries.UnknownBot as error:
         raise WebError(404, str(error)) from None
-    bot = store.bot(found.id)
+    bot = queries.bot_line(store, found.id)
     history = queries.bot_history(store, bot.id)
     with store.session() as session:
         first = {
@@ -155,22 +172,46 @@ def bot_page(store: Store, ref: str) -> BotPageOut:
                 )
             ).all()
         }
-    ratings = []
-    for ladder_id in queries.ladders(store):
-        for line in queries.standings(store, ladder_id):
-            if line.bot_id == bot.id:
-                ratings.append(
-                    BotRatingOut(
-                        ladder_id=ladder_id,
-                        rank=line.rank,
-                        rating=line.rating,
-                        games=line.games,
-                        provisional=line.provisional,
-                        start_rating=first.get(ladder_id),
-                    )
-                )
+        forfeits = session.scalar(
+            select(func.count()).where(ResultRow.bot_id == bot.id, ResultRow.forfeit)
+        )
+        # Summed in SQL: a long-lived bot has thousands of results, each with its games.
+        strikes = session.scalar(
+            select(func.sum(MatchRow.result[("strikes", bot.id)].as_integer())).where(
+                MatchRow.id.in_(select(ResultRow.match_id).where(ResultRow.bot_id == bot.id))
+            )
+        )
+        live = session.scalars(
+            select(RatingRow).where(RatingRow.bot_id == bot.id).order_by(RatingRow.ladder_id)
+        ).all()
+    # A retired bot keeps its ratings but has no rank: the standings leave it out.
+    ranks = {
+        rating.ladder_id: line.rank
+        for rating in live
+        for line in queries.standings(store, rating.ladder_id)
+        if line.bot_id == bot.id
+    }
+    ratings = [
+        BotRatingOut(
+            ladder_id=rating.ladder_id,
+            rank=ranks.get(rating.ladder_id),
+            rating=rating.rating,
+            games=rating.games,
+            provisional=rating.games < queries.PROVISIONAL_GAMES,
+            start_rating=first.get(rating.ladder_id),
+        )
+        for rating in live
+    ]
     return BotPageOut(
-        bot=BotOut(id=bot.id, name=bot.name, version=bot.version, games=list(bot.games)),
+        bot=BotOut(
+            id=bot.id,
+            name=bot.name,
+            version=bot.version,
+            games=list(bot.games),
+            online=bot.online,
+            last_seen_at=bot.last_seen_at,
+            retired=bot.retired,
+        ),
         ratings=ratings,
         history=[
             HistoryPointOut(
@@ -179,6 +220,9 @@ def bot_page(store: Store, ref: str) -> BotPageOut:
             for p in history
         ],
         matches=match_lines(store, bot.id),
+        strikes=strikes or 0,
+        forfeits=forfeits or 0,
+        provisional_games=queries.PROVISIONAL_GAMES,
     )
 
 
@@ -186,6 +230,7 @@ def match_lines(store: Store, bot_id: str | None = None, limit: int = 20) -> lis
     """Recorded matches, newest first (only the bot's, if given)."""
     lines = queries.recent_matches(store, bot_id, limit)
     refs = bot_refs(store, (b for line in lines for b in line.bots))
+    results = _results(store, [line.match_id for line in lines])
     return [
         MatchLineOut(
             match_id=line.match_id,
@@ -194,10 +239,21 @@ def match_lines(store: Store, bot_id: str | None = None, limit: int = 20) -> lis
             bots=[refs[b] for b in line.bots],
             scores=line.scores,
             ranks=line.ranks,
+            strikes=[int(results[line.match_id].strikes.get(b, 0)) for b in line.bots],
+            forfeits=[b in results[line.match_id].forfeits for b in line.bots],
             recorded_at=line.recorded_at,
         )
         for line in lines
     ]
+
+
+def _results(store: Store, match_ids: list[str]) -> dict[str, MatchResult]:
+    """The stored results of these matches (recorded ones: each has a result)."""
+    with store.session() as session:
+        rows = session.execute(
+            select(MatchRow.id, MatchRow.result).where(MatchRow.id.in_(match_ids))
+        ).all()
+    return {match_id: MatchResult.from_json(result) for match_id, result in rows}
 
 
 # Tournaments -------------------------------------------------------------------------
@@ -214,19 +270,32 @@ def _tournament(view: queries.TournamentView) -> TournamentOut:
         schedule=view.schedule,
         matches_total=view.matches_total,
         matches_finished=view.matches_finished,
-        table=[
-            TableLineOut(
-                bot_id=line.bot_id,
-                bot=line.bot,
-                rating=line.rating,
-                ci_low=line.ci_low,
-                ci_high=line.ci_high,
-                games=line.games,
-            )
-            for line in view.table
-        ],
+        table=[_table_line(line) for line in view.table],
         created_at=view.created_at,
         finished_at=view.finished_at,
+        entrants=view.entrants,
+        duplicate=view.duplicate,
+        deadline_ms=view.deadline_ms,
+        options=view.options,
+        parent_id=view.parent_id,
+        matches_failed=view.matches_failed,
+    )
+
+
+def _table_line(line: queries.TableLine) -> TableLineOut:
+    rating, interval = rating_cells(line.rating, line.ci_low, line.ci_high, line.bound, line.reason)
+    return TableLineOut(
+        bot_id=line.bot_id,
+        bot=line.bot,
+        rating=line.rating,
+        ci_low=line.ci_low,
+        ci_high=line.ci_high,
+        games=line.games,
+        measured=line.measured,
+        bound=line.bound,
+        reason=line.reason,
+        rating_text=rating,
+        interval_text=interval,
     )
 
 
@@ -235,13 +304,35 @@ def tournaments(store: Store) -> TournamentsOut:
     return TournamentsOut(tournaments=[_tournament(v) for v in queries.tournaments(store)])
 
 
-def tournament(store: Store, tournament_id: str) -> TournamentOut:
-    """One tournament; 404 if unknown."""
+def tournament(store: Store, tournament_id: str) -> TournamentPageOut:
+    """One tournament with its planned matches; 404 if unknown."""
     checked_id("tournament", tournament_id)
     try:
-        return _tournament(queries.tournament(store, tournament_id))
+        view = queries.tournament(store, tournament_id)
+        planned = queries.tournament_matches(store, tournament_id)
     except NotFound as error:
         raise WebError(404, str(error)) from None
+    with store.session() as session:
+        started = dict(
+            session.execute(
+                select(MatchRow.id, MatchRow.status).where(
+                    MatchRow.id.in_([match.match_id for match in planned])
+                )
+            ).all()
+        )
+    return TournamentPageOut(
+        **_tournament(view).model_dump(),
+        matches=[
+            PlannedMatchOut(
+                match_id=match.match_id,
+                number=match.number,
+                bots=match.bots,
+                status=match.status,
+                match_status=started.get(match.match_id),
+            )
+            for match in planned
+        ],
+    )
 
 
 # Matches -------------------------------------------------------------------------------

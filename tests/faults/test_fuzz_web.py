@@ -28,6 +28,7 @@ from schemathesis.checks import not_a_server_error
 
 from tests.support.arena import Arena, fill
 from tests.support.processes import PYTHON, Processes, free_port, wait_until
+from tests.support.referee import launch_referee
 
 MAX_EXAMPLES = 50  # per operation, requests that fit the schema
 NEGATIVE_EXAMPLES = 25  # per operation, requests that do not (e.g. game=-1)
@@ -50,6 +51,10 @@ def web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Arena]]
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     try:
+        # A referee of its own database for the live views: it knows none of these
+        # matches (404), where a referee that cannot be reached would answer 503.
+        (workdir / "referee").mkdir()
+        referee = launch_referee(workdir / "referee", procs)
         proc = procs.start(
             "web",
             # A bound far over the fuzzer's pace: every request reaches the handlers.
@@ -66,6 +71,8 @@ def web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Arena]]
                 "100000",
                 "--api-burst",
                 "100000",
+                "--referee",
+                referee.address,
             ],
         )
 
@@ -75,6 +82,7 @@ def web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Arena]]
 
         wait_until(serving, 30, "arena web to serve", 0.1)
         yield base, arena
+        referee.channel.close()
         Processes.stop(proc)
         log = (workdir / "web.log").read_text(errors="replace")
         assert proc.returncode == 0, log

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -11,11 +12,13 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
-from ladder import queries, recording
+from ladder import queries, recording, tournaments
 from ladder.models import RatingHistoryRow, RatingRow
 from ladder.store import MatchRequest, Store
 from ladder.web import create_app
+from ladder.wording import rating_cells
 from tests.support.arena import BOT_KINDS, SECRET_SEEDS, Arena, play_and_store, play_stored
+from tests.web.clumsy import register_clumsy
 
 LADDERS = {"goodge-4p", "golden10-4p", "golden10-3p", "goof-3p"}
 
@@ -88,7 +91,13 @@ def test_api_bot_history_and_matches(client: TestClient, store: Store, arena: Ar
         "name": "ada",
         "version": "1",
         "games": ["goodge", "golden10", "goof"],
+        "online": False,
+        "last_seen_at": None,
+        "retired": False,
     }
+    # The filled arena's bots all play by the rules.
+    assert (data["strikes"], data["forfeits"]) == (0, 0)
+    assert data["provisional_games"] == queries.PROVISIONAL_GAMES
     with store.session() as session:
         rows = session.scalars(
             select(RatingHistoryRow)
@@ -102,6 +111,14 @@ def test_api_bot_history_and_matches(client: TestClient, store: Store, arena: Ar
     ] == history
     assert {r["ladder_id"]: r["start_rating"] for r in data["ratings"]} == starts
     assert {r["ladder_id"] for r in data["ratings"]} == LADDERS
+    for rating in data["ratings"]:
+        line = next(s for s in queries.standings(store, rating["ladder_id"]) if s.bot_id == ada)
+        assert (rating["rank"], rating["rating"], rating["games"], rating["provisional"]) == (
+            line.rank,
+            line.rating,
+            line.games,
+            line.provisional,
+        )
     matches = {line["match_id"]: line for line in data["matches"]}
     assert {"goodge-1", "goodge-2", "golden10-1", "goof-1"} <= set(matches)
     goodge1 = matches["goodge-1"]
@@ -110,6 +127,7 @@ def test_api_bot_history_and_matches(client: TestClient, store: Store, arena: Ar
     result = stored.to_json()
     assert [bot["id"] for bot in goodge1["bots"]] == result["bots"]
     assert goodge1["scores"] == result["scores"] and goodge1["ranks"] == result["ranks"]
+    assert goodge1["strikes"] == [0, 0, 0, 0] and goodge1["forfeits"] == [False] * 4
     # A bot is also found by its name, or name@version.
     assert get_json(client, "/api/bots/ada")["bot"]["id"] == ada
     assert get_json(client, "/api/bots/ada@1")["bot"]["id"] == ada
@@ -130,6 +148,8 @@ def test_bot_page_draws_one_chart_per_ladder(
         assert chart.count('<circle class="dot"') == len(points) + 1
         for point in points:
             assert f"{point.rating:.1f} after game {point.games}" in chart
+        assert '<text class="axis-title x-title"' in chart and ">rated matches played<" in chart
+        assert '<text class="axis-title y-title"' in chart and ">rating (Elo)<" in chart
     for match_id in ("goodge-1", "goodge-2", "golden10-1", "goof-1"):
         assert f'href="/matches/{match_id}"' in html
 
@@ -172,10 +192,15 @@ def test_tournament_pages(client: TestClient, store: Store, arena: Arena) -> Non
     assert f'href="/tournaments/{arena.tournament}"' in listing
     page = get_html(client, f"/tournaments/{arena.tournament}")
     view = queries.tournament(store, arena.tournament)
-    assert page.count('<svg class="ci"') == len(view.table) == 4
+    assert len(view.table) == 4
+    # An interval bar per bot the games measure; the others say why instead.
+    assert page.count('<svg class="ci"') == sum(line.measured for line in view.table)
     for line in view.table:
         assert f'<a href="/bots/{line.bot_id}">{line.bot}</a>' in page
-        assert f"{line.ci_low:.0f} \u2013 {line.ci_high:.0f}" in page
+        rating, interval = rating_cells(
+            line.rating, line.ci_low, line.ci_high, line.bound, line.reason
+        )
+        assert f">{rating}<" in page and f">{interval}<" in page
     assert "4 of 4 matches recorded" in page
     running = get_html(client, f"/tournaments/{arena.open_tournament}")
     assert "0 of 4 matches recorded" in running and "computed when" in running
@@ -430,7 +455,7 @@ def test_openapi_describes_typed_responses(client: TestClient) -> None:
         "/api/ladders/{ladder_id}": "LadderOut",
         "/api/bots/{bot_id}": "BotPageOut",
         "/api/tournaments": "TournamentsOut",
-        "/api/tournaments/{tournament_id}": "TournamentOut",
+        "/api/tournaments/{tournament_id}": "TournamentPageOut",
         "/api/matches/{match_id}": "MatchOut",
         "/api/matches/{match_id}/frames": "FramesOut",
         "/api/matches/{match_id}/logs": "LogsOut",
@@ -475,7 +500,7 @@ def test_pages_show_new_results_as_they_arrive(tmp_path: Path) -> None:
             bot, _ = store.register_bot(name, "1", ["golden10"])
             bots[bot.id] = kind(seed=seed)
         with TestClient(create_app(store)) as client:
-            assert get_json(client, "/api/ladders") == {"ladders": []}
+            assert get_json(client, "/api/ladders")["ladders"] == []
             assert "No rated games yet" in get_html(client, "/")
             first = next(iter(bots))
             assert get_json(client, f"/api/bots/{first}")["history"] == []
@@ -486,5 +511,184 @@ def test_pages_show_new_results_as_they_arrive(tmp_path: Path) -> None:
             data = get_json(client, "/api/ladders")
             assert [ladder["id"] for ladder in data["ladders"]] == ["golden10-4p"]
             assert all(line["games"] == 1 for line in data["ladders"][0]["standings"])
+    finally:
+        store.close()
+
+
+# What organisers and bot authors reach for first ---------------------------------------
+
+
+def test_api_ladders_say_when_provisional_ends(client: TestClient) -> None:
+    data = get_json(client, "/api/ladders")
+    assert data["provisional_games"] == queries.PROVISIONAL_GAMES
+    html = get_html(client, "/")
+    assert f'<span id="provisional-rule">{queries.PROVISIONAL_GAMES} rated games</span>' in html
+    # Each badge says how many rated games are left (every bot here has fewer than 20).
+    line = data["ladders"][0]["standings"][0]
+    assert (
+        f'title="provisional until {queries.PROVISIONAL_GAMES} rated games '
+        f'({queries.PROVISIONAL_GAMES - line["games"]} to go)"'
+    ) in html
+
+
+def test_api_tournament_settings_and_matches(
+    client: TestClient, store: Store, arena: Arena
+) -> None:
+    done = get_json(client, f"/api/tournaments/{arena.tournament}")
+    view = queries.tournament(store, arena.tournament)
+    assert done["entrants"] == ["ada", "bea", "cy", "dot"] == view.entrants
+    assert done["duplicate"] is True and done["deadline_ms"] == view.deadline_ms == 500
+    assert done["options"] == {} and done["parent_id"] is None
+    assert done["matches_failed"] == 0
+    planned = queries.tournament_matches(store, arena.tournament)
+    assert [(m["match_id"], m["number"], m["bots"], m["status"]) for m in done["matches"]] == [
+        (m.match_id, m.number, m.bots, m.status) for m in planned
+    ]
+    assert {m["status"] for m in done["matches"]} == {"recorded"}
+    assert {m["match_status"] for m in done["matches"]} == {"finished"}
+    assert all(len(m["bots"]) == 3 and set(m["bots"]) <= set(arena.bots) for m in done["matches"])
+    open_ = get_json(client, f"/api/tournaments/{arena.open_tournament}")
+    assert open_["duplicate"] is False and len(open_["matches"]) == 4
+    assert {(m["status"], m["match_status"]) for m in open_["matches"]} == {("planned", None)}
+    # The list carries the settings, not the plans.
+    listed = get_json(client, "/api/tournaments")["tournaments"]
+    assert all("matches" not in t and "entrants" in t for t in listed)
+
+    page = get_html(client, f"/tournaments/{arena.tournament}")
+    for match in done["matches"]:
+        assert f'<tr data-match="{match["match_id"]}">' in page
+        assert f'<a href="/matches/{match["match_id"]}">{match["match_id"]}</a>' in page
+        assert f"<td>{', '.join(match['bots'])}</td>" in page
+    assert page.count('<span class="status s-recorded">recorded</span>') == 4
+    assert '<dd id="t-players">3 a match, ladder <code>golden10-3p</code></dd>' in page
+    assert "yes: every deal is played once per rotation of the seats" in page
+    assert '<dd id="t-deadline">500 ms</dd>' in page
+    assert "the game's defaults" in page and "none: played once" in page
+    assert '<span class="muted">no template</span>' in page
+    for name in arena.bots:
+        assert f'<a href="/bots/{name}">{name}</a>' in page
+    running = get_html(client, f"/tournaments/{arena.open_tournament}")
+    assert running.count("(not started)") == 4 and 'href="/matches/' not in running
+    assert "no: one game per deal" in running
+
+
+def test_tournament_settings_of_a_scheduled_run(tmp_path: Path) -> None:
+    """A run started from a scheduled template names it; the template shows its schedule."""
+    store = Store(f"sqlite:///{tmp_path / 'scheduled.db'}")
+    try:
+        for name in ("ada", "bea", "cy"):
+            store.register_bot(name, "1", ["golden10"])
+        template = tournaments.create_tournament(
+            store,
+            "golden10",
+            3,
+            ["ada", "bea", "cy"],
+            duplicate=False,
+            deadline_ms=750,
+            name="Nightly",
+            schedule="0 3 * * *",
+            options={"rounds": 2, "yellow10_floor": "game"},
+        )
+        run = tournaments.start_scheduled_run(store, template, datetime(2026, 1, 5, 3, tzinfo=UTC))
+        with TestClient(create_app(store)) as client:
+            data = get_json(client, f"/api/tournaments/{run}")
+            assert data["parent_id"] == template and data["schedule"] is None
+            assert data["options"] == {"rounds": "2", "yellow10_floor": "game"}
+            assert data["deadline_ms"] == 750 and data["entrants"] == ["ada", "bea", "cy"]
+            page = get_html(client, f"/tournaments/{run}")
+            assert (
+                f'the template <a href="/tournaments/{template}"><code>{template}</code></a>'
+                in page
+            )
+            assert "<code>rounds=2</code> <code>yellow10_floor=game</code>" in page
+            assert '<dd id="t-deadline">750 ms</dd>' in page
+            shown = get_json(client, f"/api/tournaments/{template}")
+            assert shown["schedule"] == "0 3 * * *" and shown["matches"] == []
+            page = get_html(client, f"/tournaments/{template}")
+            assert "<code>0 3 * * *</code> (cron, UTC): a template" in page
+    finally:
+        store.close()
+
+
+def test_bot_pages_show_presence_strikes_forfeits_and_retirement(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'conduct.db'}")
+    try:
+        ids = register_clumsy(store, {"steady": 0, "slip": 2, "quits": 3})
+        result = store.match("clumsy-steady-slip-quits").result
+        assert result is not None
+        stored = {bot: int(result.strikes.get(bot, 0)) for bot in ids.values()}
+        assert stored == {ids["steady"]: 0, ids["slip"]: 2, ids["quits"]: 3}
+        assert result.forfeits == (ids["quits"],)
+        store.mark_seen([ids["steady"]], online=True)
+        with TestClient(create_app(store)) as client:
+            slip = get_json(client, "/api/bots/slip")
+            assert (slip["strikes"], slip["forfeits"]) == (2, 0)
+            line = slip["matches"][0]
+            assert [bot["name"] for bot in line["bots"]] == ["steady", "slip", "quits"]
+            assert line["strikes"] == [0, 2, 3] and line["forfeits"] == [False, False, True]
+            quits = get_json(client, "/api/bots/quits")
+            assert (quits["strikes"], quits["forfeits"]) == (3, 1)
+            html = get_html(client, "/bots/quits")
+            assert '<strong id="b-strikes">3 strikes</strong>' in html
+            assert '<strong id="b-forfeits">1 forfeit</strong>' in html
+            assert '<span class="badge warn">2 strikes</span>' in html
+            assert '<span class="badge bad">forfeit</span>' in html
+
+            # Presence: the referee has just seen `steady`; nobody has seen the others.
+            steady = get_json(client, "/api/bots/steady")["bot"]
+            assert steady["online"] is True and steady["last_seen_at"] is not None
+            assert slip["bot"]["online"] is False and slip["bot"]["last_seen_at"] is None
+            html = get_html(client, "/bots/steady")
+            assert '<span class="presence on">online</span>' in html
+            assert 'last seen <span id="b-last-seen">20' in html
+            assert '<span id="b-last-seen">never</span>' in get_html(client, "/bots/slip")
+            standings = get_json(client, "/api/ladders/golden10-3p")["standings"]
+            assert {line["bot"]: line["online"] for line in standings} == {
+                "steady": True,
+                "slip": False,
+                "quits": False,
+            }
+            html = get_html(client, "/")
+            row = re.search(rf'<tr data-bot="{ids["steady"]}">(.*?)</tr>', html, re.S)
+            assert row and '<span class="presence on">online</span>' in row.group(1)
+
+            # A retired bot leaves the standings; its page still answers, and says so.
+            store.retire_bot(ids["quits"])
+            standings = get_json(client, "/api/ladders/golden10-3p")["standings"]
+            assert "quits" not in {line["bot"] for line in standings}
+            retired = get_json(client, "/api/bots/quits")
+            assert retired["bot"]["retired"] is True and retired["forfeits"] == 1
+            assert len(retired["history"]) == 1 and retired["matches"]
+            # Its last rating stays, unranked, with its chart.
+            assert [(r["ladder_id"], r["rank"]) for r in retired["ratings"]] == [
+                ("golden10-3p", None)
+            ]
+            assert retired["ratings"][0]["rating"] == quits["ratings"][0]["rating"]
+            assert quits["ratings"][0]["rank"] == 3
+            html = get_html(client, "/bots/quits")
+            assert '<p class="notice" id="b-retired">This version is retired' in html
+            assert "unranked (retired)" in html and html.count('<svg class="chart"') == 1
+            assert 'id="b-retired"' not in get_html(client, "/bots/slip")
+    finally:
+        store.close()
+
+
+def test_standings_name_the_bots_still_in_practice(tmp_path: Path) -> None:
+    from tests.support.ladder import play, register
+
+    store = Store(f"sqlite:///{tmp_path / 'practice.db'}")
+    try:
+        bots = [register(store, "prac") for _ in range(3)]
+        request = MatchRequest("L1-goof-3p-0", "goof", 3, tuple(bots), None, {}, False, 0)
+        store.create_match(request)
+        play(store, request.id)
+        assert recording.record_match(store, request.id, practice_matches=2)
+        with TestClient(create_app(store)) as client:
+            ladder = get_json(client, "/api/ladders/goof-3p")
+            assert ladder["standings"] == []
+            assert sorted(line["bot_id"] for line in ladder["practice"]) == sorted(bots)
+            assert {line["practice_matches"] for line in ladder["practice"]} == {1}
+            page = get_html(client, "/")
+            assert "In practice" in page and all(store.bot(b).name in page for b in bots)
     finally:
         store.close()

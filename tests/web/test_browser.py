@@ -7,6 +7,11 @@ rating chart, then steps through a match replay, checking each frame's
 cards against the engine replaying the stored log. The pages run under the
 server's Content-Security-Policy (no inline script), so all this working,
 with no violation in the browser's console, shows the policy holds.
+
+A second run checks what organisers and bot authors look for first (a
+tournament's settings and matches, a bot's presence, strikes and forfeits,
+the replay's legend, the provisional rule) at desktop and at phone width,
+with a screenshot of each page at both (see docs/screenshots/README.md).
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from ladder.web.security import SECURITY_HEADERS
 from tests.support.arena import BOT_KINDS, Arena, fill, play_and_store
 from tests.support.processes import Processes, free_port, wait_until
 from tests.support.services import service_missing
+from tests.web.clumsy import register_clumsy
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -207,12 +213,35 @@ def browser(tmp_path: Path) -> Iterator[Any]:
         driver.quit()
 
 
-def screenshot(driver: Any, path: Path) -> None:
-    """A full-page screenshot (the window grown to the page's height)."""
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    """Where screenshots go: $ARENA_SCREENSHOTS if set (to keep them), else a temporary folder."""
+    folder = Path(os.environ.get("ARENA_SCREENSHOTS") or tmp_path / "shots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+DESKTOP = 1280
+PHONE = 375
+SHOT_HEIGHT = 2400
+"""Full-page screenshots stop here: enough to see a page, and each PNG stays small."""
+
+
+def view_at(driver: Any, width: int, height: int = 1000) -> None:
+    """Lay the page out in a viewport `width` wide; below 500 px as a phone (touch, the
+    page's viewport meta applies)."""
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 500},
+    )
+
+
+def screenshot(driver: Any, path: Path, width: int = DESKTOP) -> None:
+    """A full-page screenshot at `width` (the viewport grown to the page's height)."""
     height = driver.execute_script("return document.documentElement.scrollHeight")
-    driver.set_window_size(1280, min(int(height) + 40, 3000))
+    view_at(driver, width, min(int(height), SHOT_HEIGHT))
     driver.save_screenshot(str(path))
-    driver.set_window_size(1280, 1000)
+    view_at(driver, width)
 
 
 def table_text(driver: Any, rows: str) -> list[list[str]]:
@@ -249,9 +278,7 @@ def expected_golden10_tricks(log: dict[str, Any]) -> list[dict[str, Any]]:
     return tricks
 
 
-def test_browser_standings_bot_chart_and_replay(
-    served: Served, browser: Any, tmp_path: Path
-) -> None:
+def test_browser_standings_bot_chart_and_replay(served: Served, browser: Any, shots: Path) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as ec
     from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -270,7 +297,7 @@ def test_browser_standings_bot_chart_and_replay(
                 for s in queries.standings(store, ladder_id)
             ]
             assert [line[:5] for line in shown] == expected, ladder_id
-        screenshot(browser, tmp_path / "standings.png")
+        screenshot(browser, shots / "standings.png")
 
         # A match recorded now appears without reloading the page (the poller).
         browser.execute_script("window.__notReloaded = 42;")
@@ -301,7 +328,7 @@ def test_browser_standings_bot_chart_and_replay(
         )
         assert len(goodge_chart.find_elements(By.CSS_SELECTOR, "circle.dot")) == 3 + 1
         assert goodge_chart.size["width"] > 300 and goodge_chart.size["height"] > 100
-        screenshot(browser, tmp_path / "bot.png")
+        screenshot(browser, shots / "bot.png")
 
         # A match page from the bot's recent matches: step through the replay.
         browser.find_element(By.LINK_TEXT, arena.golden10_match).click()
@@ -346,7 +373,7 @@ def test_browser_standings_bot_chart_and_replay(
                 assert names[seats[seat]] in box.find_element(By.CLASS_NAME, "seat-bot").text
             checked += 1
         assert checked == per_round + 2
-        screenshot(browser, tmp_path / "replay-golden10.png")
+        screenshot(browser, shots / "replay-golden10.png")
 
         # The prev button and the slider move back through the same frames.
         browser.find_element(By.ID, "prev").click()
@@ -379,7 +406,7 @@ def test_browser_standings_bot_chart_and_replay(
             assert actor.get_attribute("data-seat") == str(seat)
             hand = actor.find_elements(By.CSS_SELECTOR, '[data-zone="hand"] [data-card]')
             assert [c.get_attribute("data-card") for c in hand] == state.zones()[f"hand:{seat}"]
-        screenshot(browser, tmp_path / "replay-goodge.png")
+        screenshot(browser, shots / "replay-goodge.png")
         Select(browser.find_element(By.ID, "game-select")).select_by_value("1")
         wait.until(lambda d: d.find_element(By.ID, "frame-title").text == "Round 1: the deal")
         bots = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#seats .seat .seat-bot")]
@@ -391,11 +418,11 @@ def test_browser_standings_bot_chart_and_replay(
         browser.find_element(By.ID, "next").click()
         wait.until(lambda d: "tick" in d.find_element(By.ID, "frame-title").text)
         assert browser.find_elements(By.CSS_SELECTOR, '#seats [data-zone="line"] [data-card]')
-        screenshot(browser, tmp_path / "replay-goof.png")
+        screenshot(browser, shots / "replay-goof.png")
 
         # A match still being played has no replay at all, and only its seed's commitment.
         browser.get(served.base + f"/matches/{arena.running_match}")
-        assert browser.find_elements(By.ID, "replay-wait")
+        assert browser.find_element(By.ID, "m-status").text == "running"
         assert not browser.find_elements(By.ID, "viewer")
         assert "[data-card]" not in browser.page_source
         running = store.match(arena.running_match)
@@ -430,17 +457,171 @@ def test_browser_standings_bot_chart_and_replay(
         bots = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#seats .seat .seat-bot")]
         assert "good\\u202ebot" in bots
         assert "\u202e" not in browser.page_source
-        screenshot(browser, tmp_path / "replay-odd-name.png")
+        screenshot(browser, shots / "replay-odd-name.png")
 
         # Every page above ran under the policy: the browser refused nothing.
         console = [entry["message"] for entry in browser.get_log("browser")]
         assert not [m for m in console if "Content Security Policy" in m], console
-        if os.environ.get("ARENA_WEB_SCREENSHOTS"):
-            # For a person to look at: copy the screenshots somewhere kept.
-            target = Path(os.environ["ARENA_WEB_SCREENSHOTS"])
-            target.mkdir(parents=True, exist_ok=True)
-            for png in tmp_path.glob("*.png"):
-                (target / png.name).write_bytes(png.read_bytes())
     finally:
         store.close()
-    assert all((tmp_path / name).stat().st_size > 10_000 for name in ("standings.png", "bot.png"))
+    assert all((shots / name).stat().st_size > 10_000 for name in ("standings.png", "bot.png"))
+
+
+def fits_the_phone(driver: Any) -> None:
+    """Nothing makes the page itself wider than the phone (wide tables scroll in their box)."""
+    width = driver.execute_script("return document.documentElement.scrollWidth")
+    assert width <= PHONE, (driver.current_url, width)
+
+
+def test_browser_pages_show_settings_conduct_presence_and_legends(
+    served: Served, browser: Any, shots: Path
+) -> None:
+    """Each page's new elements hold what the store says, at desktop and at phone width,
+    with a screenshot of each page at both widths."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    wait = WebDriverWait(browser, 30)
+    arena = served.arena
+    store = Store(arena.url)
+
+    def text(css: str) -> str:
+        return str(browser.find_element(By.CSS_SELECTOR, css).text)
+
+    def ready(d: Any) -> bool:
+        return bool(d.find_element(By.ID, "viewer").get_attribute("data-ready") == "1")
+
+    try:
+        ids = register_clumsy(store, {"steady": 0, "slip": 2, "quits": 3})
+        store.retire_bot(ids["quits"])
+        clumsy = "clumsy-steady-slip-quits"
+        planned = queries.tournament_matches(store, arena.tournament)
+        steady = f'table[data-ladder="golden10-3p"] tr[data-bot="{ids["steady"]}"]'
+        slip = f'table[data-ladder="golden10-3p"] tr[data-bot="{ids["slip"]}"]'
+        for width in (DESKTOP, PHONE):
+            view_at(browser, width)
+            name = "desktop" if width == DESKTOP else "phone"
+
+            # Standings: who is online (a referee holds `steady` now and `slip` has left),
+            # and the provisional rule; the retired bot is left out.
+            store.mark_seen([ids["steady"]], online=True)
+            store.mark_seen([ids["slip"]], online=False)
+            browser.get(served.base + "/")
+            assert text(f"{steady} .presence.on") == "online"
+            assert text(f"{slip} .presence.off") == "offline"
+            assert not browser.find_elements(By.CSS_SELECTOR, f'tr[data-bot="{ids["quits"]}"]')
+            assert text("#provisional-rule") == f"{queries.PROVISIONAL_GAMES} rated games"
+            badge = browser.find_element(By.CSS_SELECTOR, f"{slip} .badge.prov")
+            assert badge.get_attribute("title") == (
+                f"provisional until {queries.PROVISIONAL_GAMES} rated games "
+                f"({queries.PROVISIONAL_GAMES - 1} to go)"
+            )
+            if width == PHONE:
+                fits_the_phone(browser)
+            screenshot(browser, shots / f"standings-{name}.png", width)
+            # The poller redraws presence in place when the bot leaves its session.
+            store.mark_seen([ids["steady"]], online=False)
+            wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, f"{steady} .presence.off"))
+            assert text(f"{steady} .presence") == "offline"
+
+            browser.get(served.base + "/tournaments")
+            assert browser.find_element(
+                By.CSS_SELECTOR, f'tr[data-tournament="{arena.tournament}"]'
+            )
+            if width == PHONE:
+                fits_the_phone(browser)
+            screenshot(browser, shots / f"tournaments-{name}.png", width)
+
+            # A tournament: its settings, and each planned match linking to its page.
+            browser.get(served.base + f"/tournaments/{arena.tournament}")
+            assert text("#t-game") == "Golden 10 golden10"
+            assert text("#t-players") == "3 a match, ladder golden10-3p"
+            assert text("#t-entrants") == "ada, bea, cy, dot"
+            assert text("#t-duplicate").startswith("yes: every deal is played once per rotation")
+            assert text("#t-deadline") == "500 ms"
+            assert text("#t-options") == "the game's defaults"
+            assert text("#t-schedule") == "none: played once"
+            assert text("#t-parent") == "no template"
+            assert not browser.find_element(By.ID, "t-failed").is_displayed()
+            shown = table_text(browser, "#t-matches tbody tr")
+            assert shown == [
+                [str(m.number), m.match_id, ", ".join(m.bots), m.status] for m in planned
+            ]
+            links = browser.find_elements(By.CSS_SELECTOR, "#t-matches tbody a")
+            assert [link.get_attribute("href") for link in links] == [
+                f"{served.base}/matches/{m.match_id}" for m in planned
+            ]
+            if width == PHONE:
+                fits_the_phone(browser)
+            screenshot(browser, shots / f"tournament-{name}.png", width)
+            links[0].click()
+            wait.until(ready)
+            assert planned[0].match_id in browser.title
+
+            # A bot's page: presence, last seen, strikes and forfeits, labelled chart axes.
+            store.mark_seen([ids["slip"]], online=True)
+            browser.get(served.base + "/bots/slip")
+            assert text("#b-presence .presence.on") == "online"
+            assert text("#b-last-seen").endswith(" UTC")
+            assert text("#b-strikes") == "2 strikes" and text("#b-forfeits") == "0 forfeits"
+            row = browser.find_element(By.XPATH, f'//a[@href="/matches/{clumsy}"]/ancestor::tr')
+            entries = [e.text for e in row.find_elements(By.CSS_SELECTOR, ".entry")]
+            assert [e.split()[0] for e in entries] == ["steady", "slip", "quits"]
+            assert entries[1].endswith("2 strikes") and entries[2].endswith("3 strikes forfeit")
+            assert text(".chart-block svg.chart .x-title") == "rated matches played"
+            assert text(".chart-block svg.chart .y-title") == "rating (Elo)"
+            assert text(".chart-block .prov-rule") == (
+                f"until {queries.PROVISIONAL_GAMES} rated games"
+            )
+            assert not browser.find_elements(By.ID, "b-retired")
+            if width == PHONE:
+                fits_the_phone(browser)
+            screenshot(browser, shots / f"bot-{name}.png", width)
+
+            # A retired bot's page still answers, and says so.
+            browser.get(served.base + "/bots/quits")
+            assert text("#b-retired").startswith("This version is retired")
+            assert "unranked (retired)" in text(".chart-block h3")
+            assert text("#b-strikes") == "3 strikes" and text("#b-forfeits") == "1 forfeit"
+            if width == PHONE:
+                fits_the_phone(browser)
+
+            # Legends: each game's suits or colours as its cards show them, and card points.
+            for match_id, suits, points in (
+                (
+                    arena.goof_match,
+                    ["S", "H", "D", "C"],
+                    "\u22122 for each card left in your goof pile",
+                ),
+                (clumsy, ["R", "Y", "B", "G"], "red 5 = 5 · red 10 = 10 (27 a round)"),
+                ("goodge-1", ["S", "D", "R", "H", "C", "CR"], "every 1 = 20 · every 5 = 15"),
+            ):
+                browser.get(served.base + f"/matches/{match_id}")
+                wait.until(ready)
+                legend = browser.find_elements(By.CSS_SELECTOR, "#legend .legend-suit")
+                assert [e.get_attribute("data-suit") for e in legend] == suits, match_id
+                assert points in text("#legend .legend-points")
+                if width == PHONE:
+                    fits_the_phone(browser)
+            assert [" ".join(e.text.split()) for e in legend] == [
+                "S ♠ Spades",
+                "D ♦ Diamonds",
+                "R ★ Stars",
+                "H ♥ Hearts",
+                "C ♣ Clubs",
+                "♛ the Crown (CR)",
+            ]
+            assert "the Crown = 25" in text("#legend .legend-points")
+            for _ in range(5):  # the bids and the Stash on the table
+                browser.find_element(By.ID, "next").click()
+            wait.until(lambda d: d.find_element(By.ID, "viewer").get_attribute("data-frame") == "5")
+            if width == PHONE:
+                fits_the_phone(browser)
+            screenshot(browser, shots / f"replay-{name}.png", width)
+
+        console = [entry["message"] for entry in browser.get_log("browser")]
+        assert not [m for m in console if "Content Security Policy" in m], console
+    finally:
+        store.close()
+    for png in shots.glob("*-*.png"):
+        assert 10_000 < png.stat().st_size < 1_500_000, png

@@ -7,9 +7,10 @@ tests/referee/test_public_watch.py, for any card hidden at the moment it was sen
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncGenerator, Iterator
 from typing import Any
 
 import httpx
@@ -118,3 +119,60 @@ def test_without_a_referee_the_live_view_says_so(live_arena: tuple[RefereeProc, 
         assert "cannot be reached" in answer.json()["detail"]
         assert client.get("/api/ladders").status_code == 200
     store.close()
+
+
+class ScriptedFeed:
+    """An upstream feed whose events the test sends: how many streams were opened,
+    and how many are open now."""
+
+    def __init__(self) -> None:
+        self.opened = 0
+        self.open = 0
+        self.events: asyncio.Queue[str | None] = asyncio.Queue()
+
+    async def watch(self, match_id: str) -> AsyncGenerator[str, None]:
+        self.opened += 1
+        self.open += 1
+        try:
+            while (text := await self.events.get()) is not None:
+                yield text
+        finally:
+            self.open -= 1
+
+
+def test_pages_on_one_match_share_one_upstream_stream() -> None:
+    start, end = json.dumps({"type": "game_start"}), json.dumps({"type": "match_end"})
+    views = [json.dumps({"type": "view", "step": step}) for step in range(3)]
+
+    async def scenario() -> None:
+        upstream = ScriptedFeed()
+        shared = live.SharedFeed(upstream)
+        first = shared.watch("m")
+        waiting = asyncio.create_task(anext(first))
+        for text in (start, *views):
+            upstream.events.put_nowait(text)
+        assert await waiting == start
+        assert [await anext(first) for _ in views] == views
+        # A page joining late gets what draws the table now: the events but old views.
+        second = shared.watch("m")
+        assert [await anext(second), await anext(second)] == [start, views[-1]]
+        assert upstream.opened == 1
+        upstream.events.put_nowait(end)
+        upstream.events.put_nowait(None)
+        assert [await anext(first), await anext(second)] == [end, end]
+        for page in (first, second):
+            with pytest.raises(StopAsyncIteration):
+                await anext(page)
+        # The last page leaving closes the upstream stream; a new page opens another.
+        third = shared.watch("m")
+        waiting = asyncio.create_task(anext(third))
+        upstream.events.put_nowait(start)
+        assert await waiting == start and upstream.opened == 2
+        await third.aclose()
+        for _ in range(100):  # loop turns for the cancelled upstream task's cleanup
+            if upstream.open == 0:
+                break
+            await asyncio.sleep(0)
+        assert upstream.open == 0
+
+    asyncio.run(scenario())

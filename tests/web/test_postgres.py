@@ -17,6 +17,7 @@ from ladder.store import Store
 from ladder.web import create_app
 from tests.support.arena import Arena, fill
 from tests.support.services import postgres_schema
+from tests.web.clumsy import register_clumsy
 
 
 @pytest.fixture(scope="module")
@@ -53,6 +54,11 @@ def test_every_route_on_postgresql(pg_arena: Arena) -> None:
             assert client.get("/matches/goof-1").status_code == 200
             assert client.get(f"/api/matches/{pg_arena.running_match}/frames").status_code == 409
             assert client.get("/healthz").json() == {"status": "ok", "database": True}
+            # Strikes are summed in SQL, out of each result's JSON.
+            register_clumsy(store, {"steady": 0, "slip": 2, "quits": 3})
+            for name, conduct in {"steady": (0, 0), "slip": (2, 0), "quits": (3, 1)}.items():
+                page = client.get(f"/api/bots/{name}").json()
+                assert (page["strikes"], page["forfeits"]) == conduct, name
             # PostgreSQL refuses NUL bytes in strings: such ids are simply not found.
             for url in ("/api/bots/a%00b", "/matches/a%00b", "/api/tournaments/%00", "/bots/%00"):
                 assert client.get(url).status_code == 404, url

@@ -3,7 +3,8 @@
    The pages have no inline script (their Content-Security-Policy forbids it): this
    file starts what a page asks for in data-* attributes, once the page is parsed:
    - #ladders[data-api]: the standings, re-rendered in place;
-   - #tournament[data-api]: one tournament's progress and table;
+   - #tournament[data-api]: one tournament's progress and table; the page reloads
+     when a planned match changes (#t-matches[data-signature]);
    - body[data-reload]: reload once signatures[data-reload-kind] of that API answer
      differs from data-rendered (what the page was rendered with). */
 "use strict";
@@ -60,14 +61,25 @@ var Arena = (function () {
     setTimeout(tick, pollMs);
   }
 
-  function standingRow(line) {
+  /* The same marks as templates/marks.html draws. */
+  function presence(online) {
+    return el("span", { class: "presence " + (online ? "on" : "off"), text: online ? "online" : "offline" });
+  }
+
+  function provisional(games, threshold) {
+    return el("span", { class: "badge prov", title: "provisional until " + threshold + " rated games (" +
+      (threshold - games) + " to go)", text: "provisional" });
+  }
+
+  function standingRow(line, threshold) {
     return el("tr", { "data-bot": line.bot_id }, [
       el("td", { class: "num", text: String(line.rank) }),
       el("td", {}, [el("a", { href: "/bots/" + line.bot_id, text: line.bot })]),
       el("td", { text: line.version }),
       el("td", { class: "num rating", text: line.rating.toFixed(1) }),
       el("td", { class: "num", text: String(line.games) }),
-      el("td", {}, line.provisional ? [el("span", { class: "badge prov", text: "provisional" })] : []),
+      el("td", {}, [presence(line.online)]),
+      el("td", {}, line.provisional ? [provisional(line.games, threshold)] : []),
     ]);
   }
 
@@ -82,12 +94,14 @@ var Arena = (function () {
         var table = root.querySelector('table[data-ladder="' + ladder.id + '"]');
         if (!table) return;
         var signature = ladder.standings.map(function (line) {
-          return line.bot_id + ":" + line.rating.toFixed(1) + ":" + line.games + ";";
+          return line.bot_id + ":" + line.rating.toFixed(1) + ":" + line.games + ":" + line.online + ";";
         }).join("");
         if (signature === table.getAttribute("data-signature")) return;  // nothing new
         table.setAttribute("data-signature", signature);
         var body = table.querySelector("tbody");
-        body.replaceChildren.apply(body, ladder.standings.map(standingRow));
+        body.replaceChildren.apply(body, ladder.standings.map(function (line) {
+          return standingRow(line, data.provisional_games);
+        }));
       });
     });
   }
@@ -115,7 +129,12 @@ var Arena = (function () {
   /* One tournament: progress, status and table with interval bars. */
   function pollTournament(root) {
     if (!root) return;
+    var plan = document.getElementById("t-matches");
     poll(root.getAttribute("data-api"), function (t) {
+      var signature = t.matches.map(function (m) {
+        return m.match_id + ":" + m.status + ":" + (m.match_status || "") + ";";
+      }).join("");
+      if (plan && signature !== plan.getAttribute("data-signature")) { window.location.reload(); return; }
       document.getElementById("t-status").textContent = visible(t.status);
       document.getElementById("t-status").className = "status s-" + t.status;
       var progress = document.getElementById("t-progress");
@@ -123,18 +142,24 @@ var Arena = (function () {
       progress.value = t.matches_finished;
       document.getElementById("t-progress-text").textContent =
         t.matches_finished + " of " + t.matches_total + " matches recorded";
+      var failed = document.getElementById("t-failed");
+      failed.textContent = t.matches_failed + " failed";
+      failed.hidden = !t.matches_failed;
       if (!t.table.length) return;
-      var lo = Math.min.apply(null, t.table.map(function (l) { return l.ci_low; }));
-      var hi = Math.max.apply(null, t.table.map(function (l) { return l.ci_high; }));
+      /* Only measured lines have an interval to draw (see TableLineOut). */
+      var measured = t.table.filter(function (l) { return l.measured; });
+      var lo = Math.min.apply(null, measured.map(function (l) { return l.ci_low; }));
+      var hi = Math.max.apply(null, measured.map(function (l) { return l.ci_high; }));
+      if (!measured.length) { lo = 0; hi = 1; }
       var margin = (hi - lo) * 0.05 || 10;
       lo -= margin; hi += margin;
       var rows = t.table.map(function (line, i) {
         return el("tr", { "data-bot": line.bot_id }, [
           el("td", { class: "num", text: String(i + 1) }),
           el("td", {}, [el("a", { href: "/bots/" + line.bot_id, text: line.bot })]),
-          el("td", { class: "num rating", text: line.rating.toFixed(0) }),
-          el("td", { class: "num muted", text: line.ci_low.toFixed(0) + " – " + line.ci_high.toFixed(0) }),
-          el("td", { class: "ci-col" }, [bar(line, lo, hi)]),
+          el("td", { class: "num rating", text: line.rating_text }),
+          el("td", { class: "num muted", text: line.interval_text }),
+          el("td", { class: "ci-col" }, line.measured ? [bar(line, lo, hi)] : []),
           el("td", { class: "num", text: String(line.games) }),
         ]);
       });

@@ -13,6 +13,15 @@ var ArenaReplay = (function () {
     golden10: { R: "red", Y: "yellow", B: "black", G: "green" },
     goof: { S: "Spades", H: "Hearts", D: "Diamonds", C: "Clubs" },
   };
+  /* What the cards are worth, in the words of docs/rules/ (default options). */
+  var POINTS = {
+    goodge: ["every 1 = 20", "every 5 = 15", "every 10 = 10", "the Crown = 25", "other cards 0 (250 a round)",
+             "1 ranks highest, then 10 down to 2; the Crown takes every trick"],
+    golden10: ["each red card = 1", "red 5 = 5", "red 10 = 10 (27 a round)",
+               "yellow 10 = −10 (a round's score stays at 0 or more)", "14 ranks highest; the lowest total wins"],
+    goof: ["+1 for each of your cards on the piles", "−2 for each card left in your goof pile",
+           "@2 under a card: seat 2 owns it"],
+  };
 
   /* One card as text with its suit colour; data-card keeps the exact notation. */
   function card(game, text, extra, hideOwner) {
@@ -34,6 +43,24 @@ var ArenaReplay = (function () {
     node.setAttribute("data-card", text);
     if (extra) node.className += " " + extra;
     return node;
+  }
+
+  /* The legend: one sample card per suit or colour, named, then the card points. */
+  function legend(game) {
+    var names = SUIT_NAMES[game] || {};
+    var suits = Object.keys(names).map(function (suit) {
+      var sample = el("span", { class: "card mini k-" + game + "-" + suit },
+        [suit, SYMBOLS[game][suit] ? el("b", { text: SYMBOLS[game][suit] }) : ""]);
+      return el("span", { class: "legend-suit", "data-suit": suit }, [sample, " " + names[suit]]);
+    });
+    if (game === "goodge") {
+      suits.push(el("span", { class: "legend-suit", "data-suit": "CR" }, [card(game, "CR", "mini"), " the Crown (CR)"]));
+    }
+    return [
+      el("div", { class: "legend-row" }, [el("span", { class: "legend-head", text: game === "golden10" ? "Colours" : "Suits" })].concat(suits)),
+      el("div", { class: "legend-row legend-points" }, [el("span", { class: "legend-head", text: "Points" }),
+        el("span", { text: (POINTS[game] || []).join(" · ") })]),
+    ];
   }
 
   /* Zones of a seat hold that seat's own cards: the owner mark is shown only on the table. */
@@ -68,6 +95,8 @@ var ArenaReplay = (function () {
     var data = null, index = 0, timer = null;
     var $ = function (id) { return document.getElementById(id); };
     var slider = $("slider");
+    var legendBox = $("legend");
+    legendBox.replaceChildren.apply(legendBox, legend(game));
 
     function seatName(seat) {
       return data.seats[seat] ? data.seats[seat].name : "seat " + seat;
