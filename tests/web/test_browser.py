@@ -17,7 +17,6 @@ with a screenshot of each page at both (see docs/screenshots/README.md).
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -35,12 +34,9 @@ from ladder import queries, recording
 from ladder.store import MatchRequest, Store
 from ladder.web.security import SECURITY_HEADERS
 from tests.support.arena import BOT_KINDS, Arena, fill, play_and_store
+from tests.support.browser import DESKTOP, PHONE, fits_the_phone, screenshot, view_at
 from tests.support.processes import Processes, free_port, wait_until
-from tests.support.services import service_missing
 from tests.web.clumsy import register_clumsy
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
 
 
 @dataclass
@@ -182,66 +178,6 @@ def test_arena_web_rejects_bad_flags(tmp_path: Path) -> None:
 
 
 # The browser -------------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def browser(tmp_path: Path) -> Iterator[Any]:
-    if not CHROMIUM.exists() or not CHROMEDRIVER.exists():
-        service_missing(f"{CHROMIUM} or {CHROMEDRIVER} is not installed")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for arg in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-dev-shm-usage",
-        "--window-size=1280,1000",
-        f"--user-data-dir={tmp_path / 'chromium'}",
-    ):
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # CSP violations land here
-    service = Service(str(CHROMEDRIVER), log_output=str(tmp_path / "chromedriver.log"))
-    driver = webdriver.Chrome(service=service, options=options)
-    driver.set_page_load_timeout(30)
-    try:
-        yield driver
-    finally:
-        driver.quit()
-
-
-@pytest.fixture
-def shots(tmp_path: Path) -> Path:
-    """Where screenshots go: $ARENA_SCREENSHOTS if set (to keep them), else a temporary folder."""
-    folder = Path(os.environ.get("ARENA_SCREENSHOTS") or tmp_path / "shots")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
-DESKTOP = 1280
-PHONE = 375
-SHOT_HEIGHT = 2400
-"""Full-page screenshots stop here: enough to see a page, and each PNG stays small."""
-
-
-def view_at(driver: Any, width: int, height: int = 1000) -> None:
-    """Lay the page out in a viewport `width` wide; below 500 px as a phone (touch, the
-    page's viewport meta applies)."""
-    driver.execute_cdp_cmd(
-        "Emulation.setDeviceMetricsOverride",
-        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 500},
-    )
-
-
-def screenshot(driver: Any, path: Path, width: int = DESKTOP) -> None:
-    """A full-page screenshot at `width` (the viewport grown to the page's height)."""
-    height = driver.execute_script("return document.documentElement.scrollHeight")
-    view_at(driver, width, min(int(height), SHOT_HEIGHT))
-    driver.save_screenshot(str(path))
-    view_at(driver, width)
 
 
 def table_text(driver: Any, rows: str) -> list[list[str]]:
@@ -465,12 +401,6 @@ def test_browser_standings_bot_chart_and_replay(served: Served, browser: Any, sh
     finally:
         store.close()
     assert all((shots / name).stat().st_size > 10_000 for name in ("standings.png", "bot.png"))
-
-
-def fits_the_phone(driver: Any) -> None:
-    """Nothing makes the page itself wider than the phone (wide tables scroll in their box)."""
-    width = driver.execute_script("return document.documentElement.scrollWidth")
-    assert width <= PHONE, (driver.current_url, width)
 
 
 def test_browser_pages_show_settings_conduct_presence_and_legends(

@@ -11,6 +11,7 @@ import asyncio
 import json
 import uuid
 from collections.abc import AsyncGenerator, Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -23,6 +24,7 @@ from ladder.store import Store
 from ladder.web import create_app, live
 from tests.games.test_properties import string_leaves
 from tests.referee.test_public_watch import check_public_stream, hidden_by_step
+from tests.support.browser import PHONE, fits_the_phone, screenshot, view_at
 from tests.support.processes import PYTHON, Processes, free_port, wait_until
 from tests.support.referee import BotHandle, RefereeProc, launch_referee, result_of
 
@@ -176,3 +178,40 @@ def test_pages_on_one_match_share_one_upstream_stream() -> None:
         assert upstream.open == 0
 
     asyncio.run(scenario())
+
+
+def test_a_browser_watches_the_match_then_sees_its_replay(
+    live_arena: tuple[RefereeProc, str], browser: Any, shots: Path
+) -> None:
+    """watch.js in headless Chromium: the public table drawn as the match goes, under the
+    page's Content-Security-Policy, then the page turning into the replay at the end."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    ref, web = live_arena
+    slow = ref.run_badbot(
+        "record", ref.register("slow"), "--delay-ms", "150", "--delay-count", "40"
+    )
+    others = [ref.run_bot("random", ref.register("random")) for _ in range(2)]
+    ref.wait_connected([slow, *others])
+    match_id = f"watched-{uuid.uuid4().hex[:8]}"
+    ref.start_match(match_id, "goodge", [slow, *others], seed=9, deadline_ms=2000)
+    browser.get(f"{web}/matches/{match_id}")
+
+    def drawn(driver: Any) -> bool:
+        state = driver.find_element(By.ID, "live-state").text
+        seats = driver.find_elements(By.CSS_SELECTOR, "#live-seats > *")
+        return state.startswith("live") and len(seats) == 3
+
+    WebDriverWait(browser, 60).until(drawn)
+    assert browser.find_element(By.ID, "m-status").text == "running"
+    # A seat shows how many cards it holds, never which.
+    seats = browser.find_element(By.ID, "live-seats")
+    assert "cards in hand" in seats.text and not seats.find_elements(By.CSS_SELECTOR, ".card")
+    screenshot(browser, shots / "live-desktop.png")
+    view_at(browser, PHONE)
+    fits_the_phone(browser)
+    screenshot(browser, shots / "live-phone.png", PHONE)
+    WebDriverWait(browser, 180).until(lambda d: d.find_elements(By.ID, "viewer"))
+    console = [entry["message"] for entry in browser.get_log("browser")]
+    assert not [line for line in console if "Content Security Policy" in line], console
