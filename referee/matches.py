@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import assert_never
@@ -33,6 +33,7 @@ from ladder.store import (
 from referee.channels import RelayUnavailable, SeatChannel
 from referee.metrics import RefereeMetrics
 from referee.public import Projector, PublicMatch
+from referee.public_tier import PublicTier
 from referee.runner import Event, Limits, MatchRunner
 from referee.seats import Connected, Seats
 
@@ -60,6 +61,13 @@ class Bounds:
     max_deadline_ms: int = 60_000
 
 
+def ending(match: Match) -> Event:
+    """The last event of a match no longer running, from what is stored."""
+    if match.result is not None:
+        return {"type": EventType.MATCH_END, "result": match.result.to_json()}
+    return {"type": "match_" + match.status, "reason": match.reason}
+
+
 class MatchManager:
     """Starts, tracks and stops the matches of one referee process."""
 
@@ -74,8 +82,10 @@ class MatchManager:
         bounds: Bounds = Bounds(),
         clock: Callable[[], float] = time.monotonic,
         on_end: Callable[[str], None] = lambda match_id: None,
+        remote: PublicTier | None = None,
     ) -> None:
         self._store = store
+        self._remote = remote
         self._on_end = on_end
         self._awaited: dict[str, asyncio.Event] = {}
         self._seats = seats
@@ -314,10 +324,7 @@ class MatchManager:
             for replay in await asyncio.to_thread(self._store.replays, match_id):
                 for event in replay.events:
                     yield event
-            if match.result is not None:
-                yield {"type": EventType.MATCH_END, "result": match.result.to_json()}
-            else:
-                yield {"type": "match_" + match.status, "reason": match.reason}
+            yield ending(match)
             return
         queue: asyncio.Queue[Event | None] = asyncio.Queue()
         for event in self._events.get(match_id, []):
@@ -329,19 +336,41 @@ class MatchManager:
     async def watch_public(self, match_id: str) -> AsyncIterator[Event]:
         """What anyone may see of the match (referee.public): so far, then as it happens.
 
-        TooManyWatchers when the match has its bound of public watchers already.
+        In a tier, a match another replica plays is followed through Redis
+        (referee.public_tier; WatchUnavailable when Redis fails). TooManyWatchers
+        when the match has its bound of public watchers already.
+        """
+        events = self.follow_public(match_id)
+        if events is None:
+            stored = await asyncio.to_thread(self._store.match, match_id)
+            if (
+                self._remote is not None
+                and stored.status == MatchStatus.RUNNING
+                and match_id not in self._tasks
+            ):
+                events = self._remote.watch(match_id, lambda: self._stored_end(match_id))
+            else:
+                events = self._project_stored(stored)
+        async with contextlib.aclosing(events):
+            async for event in events:
+                yield event
+
+    def follow_public(self, match_id: str) -> AsyncGenerator[Event, None] | None:
+        """The public events of a match this replica plays, as a public watcher gets them.
+
+        None when no such match runs here.
         """
         request = self._requests.get(match_id)
         if request is None:
-            stored = await asyncio.to_thread(self._store.match, match_id)
-            projector = Projector(stored.request)
-            async for event in self.watch(match_id):
-                for public in projector.project(event):
-                    yield public
-            return
+            return None
         shared = self._public.get(match_id)
         if shared is None:
             shared = self._public[match_id] = PublicMatch(request, self._events[match_id])
+        return self._follow_shared(match_id, shared)
+
+    async def _follow_shared(
+        self, match_id: str, shared: PublicMatch
+    ) -> AsyncGenerator[Event, None]:
         queue = shared.join()
         try:
             while (shown := await queue.get()) is not None:
@@ -350,6 +379,20 @@ class MatchManager:
             shared.leave(queue)
             if not shared.watched and self._public.get(match_id) is shared:
                 del self._public[match_id]
+
+    async def _project_stored(self, stored: Match) -> AsyncGenerator[Event, None]:
+        projector = Projector(stored.request)
+        async for event in self.watch(stored.request.id):
+            for public in projector.project(event):
+                yield public
+
+    async def _stored_end(self, match_id: str) -> Event | None:
+        """The match's stored end as a public event; None while the store says it runs."""
+        match = await asyncio.to_thread(self._store.match, match_id)
+        if match.status == MatchStatus.RUNNING:
+            return None
+        (public,) = Projector(match.request).project(ending(match))
+        return public
 
     async def wait(self, match_id: str) -> Match:
         """The match once it is no longer running, here or on another replica."""

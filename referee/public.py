@@ -10,7 +10,9 @@ replaced by the engine's `public_observation()` after it.
 `PublicMatch` is one running match's public events for all its public
 watchers: projected once, however many watch, and only while someone does
 (the match manager creates it for the first public watcher and drops it
-after the last).
+after the last). `Watchers` is its fan-out alone, which a replica of a tier
+also uses for the public events of a match another replica plays
+(referee.public_tier).
 """
 
 from __future__ import annotations
@@ -124,34 +126,31 @@ class Projector:
         }
 
 
-class PublicMatch:
-    """A running match's public events, kept and handed to each public watcher.
+class Watchers:
+    """One match's public events, kept and handed to each of its public watchers.
 
     What is kept for a watcher who comes late is every public event but the
     views, of which only the latest: it shows the table as it stands.
     """
 
-    def __init__(self, request: MatchRequest, events: list[Event]) -> None:
-        self._projector = Projector(request)
+    def __init__(self) -> None:
         self._backlog: list[Event] = []
         self._queues: list[asyncio.Queue[Event | None]] = []
-        for event in events:
-            self.follow(event)
+        self._closed = False
 
     @property
     def watched(self) -> bool:
         """True while some public watcher follows the match."""
         return bool(self._queues)
 
-    def follow(self, event: Event) -> None:
-        """Project one more event of the match and hand its public events to every watcher."""
-        for public in self._projector.project(event):
-            if public["type"] == VIEW and self._backlog and self._backlog[-1]["type"] == VIEW:
-                self._backlog[-1] = public
-            else:
-                self._backlog.append(public)
-            for queue in self._queues:
-                queue.put_nowait(public)
+    def put(self, public: Event) -> None:
+        """Keep one more public event and hand it to every watcher."""
+        if public["type"] == VIEW and self._backlog and self._backlog[-1]["type"] == VIEW:
+            self._backlog[-1] = public
+        else:
+            self._backlog.append(public)
+        for queue in self._queues:
+            queue.put_nowait(public)
 
     def join(self) -> asyncio.Queue[Event | None]:
         """A new watcher's queue: the public events so far, then each as it comes."""
@@ -162,14 +161,35 @@ class PublicMatch:
         queue: asyncio.Queue[Event | None] = asyncio.Queue()
         for public in self._backlog:
             queue.put_nowait(public)
-        self._queues.append(queue)
+        if self._closed:
+            # Joined between the end and the watchers' removal: nothing more will come.
+            queue.put_nowait(None)
+        else:
+            self._queues.append(queue)
         return queue
 
     def leave(self, queue: asyncio.Queue[Event | None]) -> None:
         """The watcher of `queue` has gone."""
-        self._queues.remove(queue)
+        if queue in self._queues:
+            self._queues.remove(queue)
 
     def close(self) -> None:
         """The match has ended: every watcher's stream ends after what it was given."""
+        self._closed = True
         for queue in self._queues:
             queue.put_nowait(None)
+
+
+class PublicMatch(Watchers):
+    """A running match's public events, projected here from its full events."""
+
+    def __init__(self, request: MatchRequest, events: list[Event]) -> None:
+        super().__init__()
+        self._projector = Projector(request)
+        for event in events:
+            self.follow(event)
+
+    def follow(self, event: Event) -> None:
+        """Project one more event of the match and hand its public events to every watcher."""
+        for public in self._projector.project(event):
+            self.put(public)

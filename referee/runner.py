@@ -35,6 +35,7 @@ from ladder.records import (
     Strike,
     StrikeKind,
 )
+from ladder.wording import plural
 from referee.channels import ActRequest, Answer, SeatChannel, SeatGone, SeatTimeout
 
 Event = dict[str, Any]
@@ -395,7 +396,7 @@ class MatchRunner:
             )
         )
         if record.strikes >= self._limits.max_strikes:
-            await self._forfeit(bot, index, seat, f"{record.strikes} strikes")
+            await self._forfeit(bot, index, seat, plural(record.strikes, "strike", "strikes"))
 
     async def _forfeit(self, bot: str, index: int, seat: int, reason: str) -> None:
         record = self._bots[bot]

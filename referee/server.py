@@ -127,9 +127,11 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
         settings.replica_name,
         settings.lease_s,
         on_end=(lambda match_id: None) if tier is None else tier.match_ended,
+        remote=None if tier is None else tier.public,
     )
     if tier is not None:
         tier.relay.on_ended.append(manager.ended_elsewhere)
+        tier.public.start(manager.running, manager.follow_public)
     placer = None if tier is None else Placer(tier, manager.start, metrics)
     gate = Gatekeeper(settings, store)
     server = grpc.aio.server(

@@ -23,6 +23,7 @@ from referee.matches import BadMatch, MatchManager, ShuttingDown
 from referee.metrics import RefereeMetrics
 from referee.placement import Placer
 from referee.public import MAX_WATCHERS_PER_ADDRESS, TooManyWatchers
+from referee.public_tier import WatchUnavailable
 from referee.sessions import Problem, SessionHub
 from referee.sessions import Session as BotSession
 from referee.settings import RefereeSettings
@@ -369,6 +370,8 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
             await context.abort(grpc.StatusCode.NOT_FOUND, brief(str(error)))
         except TooManyWatchers as error:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, brief(str(error)))
+        except WatchUnavailable as error:
+            await context.abort(grpc.StatusCode.UNAVAILABLE, brief(str(error)))
         finally:
             self._public_streams[address] -= 1
             if not self._public_streams[address]:

@@ -4,7 +4,8 @@ The tier gives a replica: the registry of every bot's stream and of the
 live replicas (kept fresh by a heartbeat), seat channels that reach a bot
 wherever it is held, slots counted across the tier, placement of a match on
 the replica holding most of its seats, and draining (take no match, send the
-bots elsewhere) for rolling updates.
+bots elsewhere) for rolling updates, and public watching of the matches
+that another replica plays (referee.public_tier).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from redis.exceptions import RedisError
 
 from referee.channels import SeatChannel
 from referee.metrics import RefereeMetrics
+from referee.public_tier import PublicTier
 from referee.registry import HEARTBEAT_S, Listed, Registry, Replica
 from referee.relay import Clients, Relay
 from referee.relay_channel import Locator, RelaySeatChannel
@@ -95,6 +97,8 @@ class Tier:
         self.clients = Clients.connect(url)
         self.registry = Registry(self.clients.commands, replica)
         self.relay = Relay(self.clients, replica, hub, metrics, clock)
+        self.public = PublicTier(self.clients.commands, clock)
+        """Public watching of matches played by another replica (started by the server)."""
         self.locator = Locator(self.registry, clock)
         self.seats = TierSeats(self)
         self.held: dict[str, tuple[str, ...]] = {}
@@ -193,5 +197,6 @@ class Tier:
                 await asyncio.wait_for(task, 2.0)
         with contextlib.suppress(RedisError, OSError):
             await self.registry.leave()
+        await self.public.close()
         await self.relay.close()
         await self.clients.close()

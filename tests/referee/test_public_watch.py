@@ -3,8 +3,9 @@
 A referee process with an admin token, bot processes, and a watcher with no
 token: every string of every message it gets (typed fields and JSON alike) is
 checked against the cards some seat could not see at that moment, rebuilt
-afterwards from the finished match's replay. The admin's WatchMatch still
-carries every action.
+afterwards from the finished match's replay (tests/support/public.py; the web's
+test imports the scan from here too). The admin's WatchMatch still carries
+every action.
 """
 
 from __future__ import annotations
@@ -12,19 +13,16 @@ from __future__ import annotations
 import json
 import threading
 import uuid
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import Iterator
 
 import grpc
 import pytest
-from google.protobuf.message import Message
 
-import games
 from cardarena_api.v1 import arena_pb2 as pb
 from ladder.records import MatchRequest
 from referee.public import VIEW, Projector
-from tests.games.test_properties import string_leaves
 from tests.support.processes import Processes, wait_until
+from tests.support.public import check_public_stream, hidden_by_step, message_strings
 from tests.support.referee import BotHandle, RefereeProc, launch_referee, result_of
 
 ADMIN = "admin-" + uuid.uuid4().hex
@@ -69,70 +67,6 @@ def seats(guarded: RefereeProc) -> list[BotHandle]:
 
     wait_until(connected, 30, "bots to connect", 0.1)
     return handles
-
-
-# The scan, shared with tests/web/test_live.py ---------------------------------------------
-
-
-def message_strings(message: Message) -> set[str]:
-    """Every string in a message, nested messages included, and in its JSON fields."""
-    found: set[str] = set()
-    for field, value in message.ListFields():
-        values = value if field.is_repeated else [value]
-        for item in values:
-            if isinstance(item, Message):
-                found |= message_strings(item)
-            elif isinstance(item, str):
-                found.add(item)
-                if field.name.endswith("json") and item:
-                    found |= string_leaves(json.loads(item))
-    return found
-
-
-def hidden_by_step(replay: pb.Replay) -> dict[int, list[set[str]]]:
-    """Per game of a finished match, per step: the cards some seat could not see then."""
-    hidden: dict[int, list[set[str]]] = {}
-    for game in replay.games:
-        log = json.loads(game.log_json)
-        state = games.get(log["game"]).new_game(
-            log["players"], log["seed"], log["options"], log["deal"]
-        )
-        steps = [_hidden(state)]
-        for move in log["moves"]:
-            if isinstance(state, games.TickState) and state.spec.simultaneous:
-                state.apply_tick({seat: action for seat, action in move}, [s for s, _ in move])
-            else:
-                state.apply(*move)
-            steps.append(_hidden(state))
-        hidden[game.game_index] = steps
-    return hidden
-
-
-def _hidden(state: games.State) -> set[str]:
-    return set().union(*(state.hidden_cards(seat) for seat in range(state.players)))
-
-
-def check_public_stream(events: Sequence[dict[str, Any]], hidden: dict[int, list[set[str]]]) -> int:
-    """No event shows a card hidden when it was sent; returns the number of views.
-
-    `events` are public events as JSON with `strings`: every string the event carried.
-    """
-    game, step, views = 0, 0, 0
-    for event in events:
-        if event["type"] == "match_end":
-            assert event is events[-1], "the stream ends with the match's end"
-            continue
-        game = event.get("game_index", game)
-        if event["type"] == VIEW:
-            step, views = event["step"], views + 1
-        elif event["type"] == "game_start":
-            step = 0
-        assert event["type"] not in ("action", "tick"), "no move in a public stream"
-        assert "reason" not in event or event["type"] == "match_aborted"
-        leaked = event["strings"] & hidden[game][step]
-        assert not leaked, f"{event['type']} at game {game} step {step} shows {sorted(leaked)}"
-    assert events and events[-1]["type"] == "match_end"
-    return views
 
 
 # The tests -------------------------------------------------------------------------------
