@@ -31,7 +31,7 @@ import games
 from arena_cli.env import add_env_option, add_rules_option
 from arena_cli.progress import progress, wanted
 from bots.local import play_rotations
-from ladder.wording import rating_cells
+from ladder.wording import plural, rating_cells
 
 if TYPE_CHECKING:
     from ladder.ratings import Ranking
@@ -174,7 +174,9 @@ def run_compare(args: argparse.Namespace) -> int:
         clusters += [seed] * len(deals[seed])
     played = len(deals)
     if interrupted:
-        print(f"interrupted after {played} of {args.deals} deals", file=sys.stderr)
+        print(
+            f"interrupted after {played} of {plural(args.deals, 'deal', 'deals')}", file=sys.stderr
+        )
         if not played:
             return 130
     fit = plackett_luce(len(labels), rankings, clusters=clusters)
@@ -196,7 +198,7 @@ def run_compare(args: argparse.Namespace) -> int:
         ],
     }
     print(
-        f"{len(rankings)} games in {time.perf_counter() - started:.0f} s",
+        f"{plural(len(rankings), 'game', 'games')} in {time.perf_counter() - started:.0f} s",
         file=sys.stderr,
         flush=True,
     )
@@ -215,8 +217,9 @@ def compare_text(report: dict[str, Any]) -> str:
         )
     stopped = " (interrupted: the deals that finished)" if report.get("interrupted") else ""
     lines = [
-        f"{report['game']}, {report['players']} players: {report['deals']} deals from seed "
-        f"{report['first_seed']}, {report['games']} games{search}{stopped}",
+        f"{report['game']}, {report['players']} players: "
+        f"{plural(report['deals'], 'deal', 'deals')} from seed "
+        f"{report['first_seed']}, {plural(report['games'], 'game', 'games')}{search}{stopped}",
         "",
         "| bot | rating | 95% interval | games |",
         "| --- | --- | --- | --- |",

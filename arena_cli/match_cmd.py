@@ -19,7 +19,7 @@ from arena_cli.env import add_admin_token, add_referee, add_rules_option
 from arena_cli.progress import Advance, progress, wanted
 from ladder.fairness import parse_seed
 from ladder.records import EventType, MatchStatus
-from ladder.wording import bot_label
+from ladder.wording import bot_label, plural
 from referee.verify import Mismatch, Published, PublishedGame, verify
 
 if TYPE_CHECKING:
@@ -217,7 +217,8 @@ def run_match(args: argparse.Namespace) -> int:
     games.get(args.game).check_players(players)
     if len(bot_refs) != players:
         raise ValueError(
-            f"--bots gives {len(bot_refs)} bots for {players} players; give one per seat"
+            f"--bots gives {plural(len(bot_refs), 'bot', 'bots')} for {players} players; give one "
+            "per seat"
         )
     if not 0 <= args.wait_for_bots <= 86400:
         raise ValueError(f"--wait-for-bots must be 0..86400 seconds, got {args.wait_for_bots:g}")

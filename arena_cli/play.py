@@ -12,6 +12,7 @@ import bots
 import games
 from arena_cli.env import add_rules_option
 from bots.local import play_game
+from ladder.wording import plural
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,8 @@ def bot_names_for(
         players = len(names)
     if len(names) != players:
         raise ValueError(
-            f"--bots names {len(names)} bots for {players} players; give one per seat or one for all"
+            f"--bots names {plural(len(names), 'bot', 'bots')} for {players} players; give one per "
+            "seat or one for all"
         )
     return tuple(names)
 

@@ -77,7 +77,7 @@ def test_markdown_table_says_what_was_played() -> None:
     done = arena("golden10", "--bots", "rules,random,random", "--deals", "1", "--first-seed", "7")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0] == "golden10, 3 players: 1 deals from seed 7, 3 games"
+    assert lines[0] == "golden10, 3 players: 1 deal from seed 7, 3 games"
     assert done.stderr.strip().startswith("3 games in")
     assert lines[2:4] == ["| bot | rating | 95% interval | games |", "| --- | --- | --- | --- |"]
     assert {line.split(" | ")[0] for line in lines[4:]} == {"| rules", "| random", "| random#2"}

@@ -18,7 +18,7 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from arena_cli.web_cmd import RefereeFeed
+from arena_cli.live_feed import RefereeFeed
 from cardarena_api.v1 import arena_pb2 as pb
 from ladder.store import Store
 from ladder.web import create_app, live
