@@ -8,14 +8,14 @@ import pty
 import select
 import signal
 import subprocess
-import sys
 import time
 
-ARENA = [sys.executable, "-m", "arena_cli.main"]
+from tests.support.processes import ARENA
+from tests.support.processes import arena as run_arena
 
 
 def arena(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*ARENA, "compare", *args], capture_output=True, text=True, timeout=300)
+    return run_arena("compare", *args, timeout_s=300)
 
 
 def test_json_table_rates_every_entrant_over_every_rotation() -> None:

@@ -2,30 +2,18 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
+from tests.support.processes import arena, clean_env
 from tests.support.services import postgres_schema
 
 ARENA_PLAY = [sys.executable, "-m", "arena_cli.main", "play", "goof", "--players", "8"]
-ENV = {name: value for name, value in os.environ.items() if not name.startswith("ARENA_")}
-
-
-def arena(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena_cli.main", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=ENV,
-        cwd=tmp_path,
-    )
 
 
 def test_a_url_the_store_cannot_open_is_a_usage_error(tmp_path: Path) -> None:
-    done = arena(tmp_path, "migrate", "--db", "mysql://root@localhost/arena")
+    done = arena("migrate", "--db", "mysql://root@localhost/arena", cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr.splitlines()[-1] == (
         "arena migrate: error: argument --db: 'mysql://root@localhost/arena' is not a database "
@@ -34,7 +22,7 @@ def test_a_url_the_store_cannot_open_is_a_usage_error(tmp_path: Path) -> None:
 
 
 def test_a_database_that_does_not_exist_is_one_line(tmp_path: Path) -> None:
-    done = arena(tmp_path, "migrate", "--db", "postgresql://postgres@127.0.0.1:5432/no_such_db")
+    done = arena("migrate", "--db", "postgresql://postgres@127.0.0.1:5432/no_such_db", cwd=tmp_path)
     assert done.returncode == 1
     (line,) = done.stderr.splitlines()
     assert line.startswith("arena migrate: cannot use the database: ")
@@ -45,7 +33,7 @@ def test_a_postgres_url_as_libpq_writes_it_is_accepted(tmp_path: Path) -> None:
     with postgres_schema() as url:
         # The tests' URL names the driver; a user's often does not, or says postgres://.
         plain = url.replace("postgresql+psycopg://", "postgres://")
-        done = arena(tmp_path, "migrate", "--db", plain)
+        done = arena("migrate", "--db", plain, cwd=tmp_path)
         assert done.returncode == 0, done.stderr
 
 
@@ -60,7 +48,7 @@ def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
         stderr=subprocess.PIPE,
         text=True,
         timeout=120,
-        env=ENV,
+        env=clean_env(),
         cwd=tmp_path,
     )
     reader.stdin.close()

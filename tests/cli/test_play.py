@@ -5,15 +5,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 
-ARENA = [sys.executable, "-m", "arena_cli.main"]
-
-
-def arena(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*ARENA, *args], capture_output=True, text=True, timeout=120)
+from tests.support.processes import ARENA, arena
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import sys
@@ -13,8 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_referee_start import WATCHING_BINDS, free_port
-
-ENV = {name: value for name, value in os.environ.items() if not name.startswith("ARENA_")}
+from tests.support.processes import arena, clean_env
 
 
 @pytest.fixture
@@ -26,17 +24,6 @@ def taken_port() -> Iterator[int]:
         yield sock.getsockname()[1]
 
 
-def arena(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena_cli.main", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=ENV,
-        cwd=tmp_path,
-    )
-
-
 @pytest.mark.parametrize("role", ["referee", "worker"])
 def test_a_taken_metrics_port_stops_the_process_with_one_line(
     tmp_path: Path, taken_port: int, role: str
@@ -44,7 +31,7 @@ def test_a_taken_metrics_port_stops_the_process_with_one_line(
     args = ["--metrics-port", str(taken_port), "--db", f"sqlite:///{tmp_path / 'arena.db'}"]
     if role == "referee":
         args += ["--listen", f"127.0.0.1:{free_port()}"]
-    done = arena(tmp_path, role, *args)
+    done = arena(role, *args, cwd=tmp_path)
     assert done.returncode == 2, done.stderr
     (line,) = done.stderr.strip().splitlines()
     assert line.startswith(f"arena {role}: error: cannot serve metrics on 127.0.0.1:{taken_port}")
@@ -58,7 +45,7 @@ def test_the_referees_metrics_listen_on_loopback_unless_a_host_is_given(tmp_path
         command += ["--db", f"sqlite:///{tmp_path / 'arena.db'}"]
         command += ["--metrics-host", host] if host else []
         referee = subprocess.Popen(
-            command, stderr=subprocess.PIPE, text=True, env=ENV, cwd=tmp_path
+            command, stderr=subprocess.PIPE, text=True, env=clean_env(), cwd=tmp_path
         )
         try:
             assert referee.stderr is not None

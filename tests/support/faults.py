@@ -32,10 +32,10 @@ from ladder.models import (
     ResultRow,
     TournamentMatchRow,
 )
-from tests.support.processes import PYTHON, Processes, wait_until
+from tests.support.processes import ARENA, PYTHON, Processes, wait_until
 from tests.support.referee import BotHandle, RefereeProc, referee_command
 from tests.support.services import RedisServer
-from tests.support.workers import ARENA, Arena
+from tests.support.workers import Arena
 from workers import WorkerSettings, make_app
 from workers.celery_app import ArenaCelery
 from workers.tasks import CREATE_ROUND_ROBIN

@@ -20,6 +20,8 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
+ARENA = [PYTHON, "-m", "arena_cli.main"]
+"""The `arena` command of this checkout."""
 
 
 def free_port() -> int:
@@ -53,7 +55,7 @@ def arena(
 ) -> subprocess.CompletedProcess[str]:
     """Run `arena ARGS...` to its end (no ARENA_* settings but those of `env`)."""
     return subprocess.run(
-        [PYTHON, "-m", "arena_cli.main", *args],
+        [*ARENA, *args],
         capture_output=True,
         text=True,
         timeout=timeout_s,

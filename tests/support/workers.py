@@ -13,10 +13,8 @@ from pathlib import Path
 
 from ladder import queries
 from ladder.store import Store
-from tests.support.processes import PYTHON, REPO, Processes, clean_env, wait_until
+from tests.support.processes import ARENA, REPO, Processes, clean_env, wait_until
 from tests.support.referee import BotHandle, RefereeProc
-
-ARENA = [PYTHON, "-m", "arena_cli.main"]
 
 
 class Arena:

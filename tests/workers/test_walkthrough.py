@@ -10,9 +10,9 @@ import urllib.error
 import urllib.request
 from typing import Any
 
+from tests.support.processes import ARENA, free_port, wait_until
 from tests.support.processes import arena as run_arena
-from tests.support.processes import free_port, wait_until
-from tests.support.workers import ARENA, Arena
+from tests.support.workers import Arena
 
 GOOF = ("--option", "rounds=1", "--option", "goof_pile=3")
 

@@ -18,9 +18,9 @@ from ladder import queries
 from ladder.models import GameRow, MatchRow, RatingHistoryRow, RatingRow, ResultRow, SeatRow
 from ladder.store import Store
 from tests.support.metrics import metric, scrape
-from tests.support.processes import free_port, wait_until
+from tests.support.processes import ARENA, free_port, wait_until
 from tests.support.referee import DEADLINE_MS, GRACE_S
-from tests.support.workers import ARENA, Arena
+from tests.support.workers import Arena
 from workers import WorkerSettings, make_app
 from workers.tasks import PLAY_MATCH, RUN_SCHEDULES
 
