@@ -175,7 +175,7 @@ def action_message(game: str, text: str, seat: int) -> cards.Action:
 @cache
 def _legal_entry(game: str, text: str, seat: int) -> bytes:
     """One legal action, encoded as an entry of `Act.legal` (see `_entry`)."""
-    return _entry(pb.Act, "legal", action_message(game, text, seat))
+    return _entry(pb.Act, "legal", [action_message(game, text, seat)])
 
 
 def action_text(action: cards.Action, seat: int) -> str:
@@ -272,8 +272,9 @@ def _leader(plays: Sequence[SeatEntry]) -> int:
     return plays[0][0] if plays else -1
 
 
-def _entry(message: Callable[..., Message], field: str, item: object) -> bytes:
-    """`item` encoded as one entry of the repeated (or map) `field` of `message`.
+def _entry(message: Callable[..., Message], field: str, value: object) -> bytes:
+    """`value` (a list of one item for a repeated field, a dict of one key for a map)
+    encoded as the `field` of `message`: one entry.
 
     Encodings of one message type, joined, read as one message holding every
     entry (protobuf merges what is concatenated: repeated fields append, and
@@ -281,11 +282,7 @@ def _entry(message: Callable[..., Message], field: str, item: object) -> bytes:
     trick history travel as a join of entries the library encoded once each,
     parsed into the request in one call instead of built field by field.
     """
-    return message(**{field: item if isinstance(item, dict) else [item]}).SerializeToString()
-
-
-def _trick_plays(plays: Sequence[SeatEntry], entry: Callable[[int, str], bytes]) -> list[bytes]:
-    return [entry(seat, card) for seat, card in plays]
+    return message(**{field: value}).SerializeToString()
 
 
 # Goodge
@@ -293,18 +290,18 @@ def _trick_plays(plays: Sequence[SeatEntry], entry: Callable[[int, str], bytes])
 
 @cache
 def _goodge_hand_entry(card: str) -> bytes:
-    return _entry(cards.GoodgeObservation, "hand", goodge_card(card))
+    return _entry(cards.GoodgeObservation, "hand", [goodge_card(card)])
 
 
 @cache
 def _goodge_stash_entry(card: str) -> bytes:
-    return _entry(cards.GoodgeObservation, "stash", goodge_card(card))
+    return _entry(cards.GoodgeObservation, "stash", [goodge_card(card)])
 
 
 @cache
 def _goodge_bid_entry(seat: int, bid: str) -> bytes:
     typed = cards.GoodgeBid(seat=seat, bid=goodge.bid_value(bid) or 0)  # a pass: 0
-    return _entry(cards.GoodgeObservation, "bids", typed)
+    return _entry(cards.GoodgeObservation, "bids", [typed])
 
 
 @cache
@@ -323,12 +320,12 @@ def _goodge_trick_entry(key: TrickKey, points: int) -> bytes:
         plays=[goodge_play(seat, card) for seat, card in key[2:]],
         points=points,
     )
-    return _entry(cards.GoodgeObservation, "tricks", trick)
+    return _entry(cards.GoodgeObservation, "tricks", [trick])
 
 
 @lru_cache(maxsize=None, typed=True)
 def _goodge_option_entry(name: str, value: object) -> bytes:
-    return _entry(cards.GoodgeObservation, "options", {name: option_value(value)})
+    return _entry(cards.GoodgeObservation, "options", {name: option_message(value)})
 
 
 def _goodge_detail(obs: goodge.GoodgeObservation) -> bytes:
@@ -363,7 +360,7 @@ def _goodge_detail(obs: goodge.GoodgeObservation) -> bytes:
             *(_goodge_bid_entry(seat, bid) for seat, bid in obs["bids"]),
             *map(_goodge_stash_entry, obs["stash"] or ()),
             *(_goodge_trick_entry(_trick_key(trick), trick["points"]) for trick in obs["tricks"]),
-            *_trick_plays(plays, _goodge_play_entry),
+            *(_goodge_play_entry(seat, card) for seat, card in plays),
             *(_goodge_option_entry(name, value) for name, value in obs["options"].items()),
         ]
     )
@@ -391,7 +388,7 @@ def _goodge_round_end(end: goodge.GoodgeRoundEnd | None) -> cards.GoodgeRoundEnd
 
 @cache
 def _golden10_hand_entry(card: str) -> bytes:
-    return _entry(cards.Golden10Observation, "hand", golden10_card(card))
+    return _entry(cards.Golden10Observation, "hand", [golden10_card(card)])
 
 
 @cache
@@ -409,7 +406,7 @@ def _golden10_trick_entry(key: TrickKey) -> bytes:
         winner=key[1],
         plays=[golden10_play(seat, card) for seat, card in key[2:]],
     )
-    return _entry(cards.Golden10Observation, "tricks", trick)
+    return _entry(cards.Golden10Observation, "tricks", [trick])
 
 
 def _golden10_detail(obs: golden10.Golden10Observation) -> bytes:
@@ -437,7 +434,7 @@ def _golden10_detail(obs: golden10.Golden10Observation) -> bytes:
             head.SerializeToString(),
             *map(_golden10_hand_entry, obs["hand"]),
             *(_golden10_trick_entry(_trick_key(trick)) for trick in obs["tricks"]),
-            *_trick_plays(plays, _golden10_play_entry),
+            *(_golden10_play_entry(seat, card) for seat, card in plays),
         ]
     )
 
@@ -485,19 +482,19 @@ def _goof_tableau_entry(
         area_cards=area_cards,
         full_pass=full_pass,
     )
-    return _entry(cards.GoofObservation, "tableau", row)
+    return _entry(cards.GoofObservation, "tableau", [row])
 
 
 @lru_cache(maxsize=TABLEAUS)
 def _goof_pile_entry(pile: int, suit: str, top: str, size: int) -> bytes:
     typed = cards.GoofPile(id=pile, suit=GOOF_SUITS[suit], top=goof_table_card(top), size=size)
-    return _entry(cards.GoofObservation, "piles", typed)
+    return _entry(cards.GoofObservation, "piles", [typed])
 
 
 @cache
 def _goof_move_entry(seat: int, action: str, took_effect: bool) -> bytes:
     move = cards.GoofMove(seat=seat, action=action, took_effect=took_effect)
-    return _entry(cards.GoofObservation, "last_tick", move)
+    return _entry(cards.GoofObservation, "last_tick", [move])
 
 
 def _goof_detail(obs: goof.GoofObservation) -> bytes:
