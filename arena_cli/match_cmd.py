@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sys
 import time
 import urllib.error
 import urllib.parse
@@ -234,9 +235,19 @@ def run_match(args: argparse.Namespace) -> int:
         seed_decimal="" if args.seed is None else str(args.seed),
         options=games.parse_option_pairs(args.option),
     )
-    match, names = asyncio.run(
-        play_match(args.referee, request, args.admin_token, args.wait_for_bots, wanted(args.json))
-    )
+    try:
+        match, names = asyncio.run(
+            play_match(
+                args.referee, request, args.admin_token, args.wait_for_bots, wanted(args.json)
+            )
+        )
+    except KeyboardInterrupt:
+        print(
+            f"stopped waiting; if it started, match {request.match_id} goes on on the referee "
+            f"(its result: arena match verify {request.match_id})",
+            file=sys.stderr,
+        )
+        return 130
     data = summary(match, names)
     if args.json:
         print(json.dumps(data))

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import pty
-import select
 import signal
 import subprocess
 import time
 
-from tests.support.processes import ARENA
 from tests.support.processes import arena as run_arena
+from tests.support.processes import on_a_terminal, read_until
 
 
 def arena(*args: str) -> subprocess.CompletedProcess[str]:
@@ -95,30 +93,6 @@ def test_bad_input_is_a_usage_error() -> None:
         done = arena(*args)
         assert done.returncode == 2, (args, done.stdout)
         assert message in done.stderr, (args, done.stderr)
-
-
-def on_a_terminal(*args: str) -> tuple[subprocess.Popen[bytes], int]:
-    """`arena ARGS...` with stderr on a pseudo-terminal (as a user runs it); its fd to read."""
-    reader, writer = pty.openpty()
-    process = subprocess.Popen(
-        [*ARENA, *args], stdout=subprocess.PIPE, stderr=writer, stdin=subprocess.DEVNULL
-    )
-    os.close(writer)
-    return process, reader
-
-
-def read_until(fd: int, wanted: bytes, timeout_s: float) -> bytes:
-    """What the terminal showed until `wanted` appeared (or the time ran out)."""
-    seen = b""
-    deadline = time.monotonic() + timeout_s
-    while wanted not in seen and time.monotonic() < deadline:
-        ready, _, _ = select.select([fd], [], [], 0.5)
-        if ready:
-            try:
-                seen += os.read(fd, 4096)
-            except OSError:  # the process closed the terminal
-                break
-    return seen
 
 
 def test_progress_shows_on_a_terminal_and_ctrl_c_prints_what_finished() -> None:

@@ -4,12 +4,23 @@ tells the store who is connected (real referee and bot processes over loopback g
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 from collections.abc import Callable
 
 from ladder import queries
 from ladder.store import Store
-from tests.support.processes import PYTHON, REPO, Processes, arena, clean_env, wait_until
+from tests.support.processes import (
+    PYTHON,
+    REPO,
+    Processes,
+    arena,
+    clean_env,
+    on_a_terminal,
+    read_until,
+    wait_until,
+)
 from tests.support.referee import BotHandle, RefereeProc
 
 
@@ -90,3 +101,32 @@ def test_the_store_sees_who_is_connected(referee: RefereeProc, procs: Processes)
         wait_until(lambda: not queries.bot_line(store, bot.bot_id).online, 60, "it offline")
     finally:
         store.close()
+
+
+def test_match_run_shows_its_games_on_a_terminal_and_ctrl_c_leaves_the_match_playing(
+    referee: RefereeProc, procs: Processes
+) -> None:
+    slow = referee.run_badbot(
+        "record", referee.register("slow"), "--delay-ms", "100", "--delay-count", "1000",
+        procs=procs,
+    )  # fmt: skip
+    others = [referee.run_bot("random", referee.register("random"), procs=procs) for _ in range(2)]
+    referee.wait_connected([slow, *others])
+    seats = ",".join(bot.name for bot in (slow, *others))
+    process, terminal = on_a_terminal(
+        *("match", "run", "--game", "goof", "--bots", seats, "--duplicate"),
+        *("--option", "rounds=1", "--referee", referee.address, "--match-id", "watched-run"),
+    )
+    try:
+        shown = read_until(terminal, b"1/3", 180)
+        assert b"goof match" in shown and b"left" in shown, shown[-500:]
+        process.send_signal(signal.SIGINT)
+        said = read_until(terminal, b"goes on on the referee", 60)
+        process.wait(60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(terminal)
+    assert process.returncode == 130 and b"Traceback" not in said
+    # The match is the referee's: it plays on to its end.
+    assert referee.wait_match("watched-run", timeout_s=300).status == "finished"

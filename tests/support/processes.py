@@ -9,6 +9,8 @@ bounded (`wait_until`, `wait_exit`).
 from __future__ import annotations
 
 import os
+import pty
+import select
 import signal
 import socket
 import subprocess
@@ -104,3 +106,32 @@ def wait_exit(proc: subprocess.Popen[bytes], timeout_s: float = 30) -> int:
             raise AssertionError(f"pid {proc.pid} still running after {timeout_s:g} s")
         time.sleep(0.05)
     return int(proc.returncode)
+
+
+def on_a_terminal(*args: str) -> tuple[subprocess.Popen[bytes], int]:
+    """`arena ARGS...` with stderr on a pseudo-terminal (as a user runs it); its fd to read."""
+    reader, writer = pty.openpty()
+    process = subprocess.Popen(
+        [*ARENA, *args],
+        cwd=REPO,
+        env=clean_env(),
+        stdout=subprocess.PIPE,
+        stderr=writer,
+        stdin=subprocess.DEVNULL,
+    )
+    os.close(writer)
+    return process, reader
+
+
+def read_until(fd: int, wanted: bytes, timeout_s: float) -> bytes:
+    """What the terminal showed until `wanted` appeared (or the time ran out)."""
+    seen = b""
+    deadline = time.monotonic() + timeout_s
+    while wanted not in seen and time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.5)
+        if ready:
+            try:
+                seen += os.read(fd, 4096)
+            except OSError:  # the process closed the terminal
+                break
+    return seen
