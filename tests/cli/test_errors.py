@@ -6,7 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.support.processes import arena, clean_env
+from tests.support.processes import Processes, arena, clean_env
+from tests.support.referee import launch_referee
 from tests.support.services import postgres_schema
 
 ARENA_PLAY = [sys.executable, "-m", "arena_cli.main", "play", "goof", "--players", "8"]
@@ -54,3 +55,22 @@ def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     reader.stdin.close()
     assert writer.returncode == 0, writer.stderr
     assert writer.stderr == ""
+
+
+def test_tokens_the_referee_does_not_take_are_one_line_that_says_which(tmp_path: Path) -> None:
+    procs = Processes(tmp_path)
+    try:
+        referee = launch_referee(tmp_path, procs, "--admin-token", "the-admin-token")
+        address = ("--referee", referee.address)
+        unknown = arena("bot", "run", "rules", "--token", "arena_" + "x" * 43, *address)
+        assert unknown.returncode == 2 and unknown.stderr.count("\n") == 1, unknown.stderr
+        assert "this referee does not know this token" in unknown.stderr
+        for token in ((), ("--admin-token", "a-wrong-token")):
+            refused = arena("match", "run", "--game", "goof", "--bots", "a,b", *address, *token)
+            assert refused.returncode == 1 and refused.stderr.count("\n") == 1, refused.stderr
+            assert "PERMISSION_DENIED" in refused.stderr and "--admin-token" in refused.stderr
+            said = "this is not the admin token" if token else "no token was given"
+            assert said in refused.stderr
+        referee.channel.close()
+    finally:
+        procs.close()
