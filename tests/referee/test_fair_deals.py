@@ -202,13 +202,21 @@ def verify(referee: RefereeProc, match_id: str, *extra: str) -> subprocess.Compl
 def test_verify_names_an_altered_action_or_score(
     guarded: RefereeProc, recorders: list[BotHandle]
 ) -> None:
-    match_id = start(guarded, "golden10", recorders[:3], duplicate=True, options={"rounds": "1"})
-    result_of(finished(guarded, match_id))
-    assert verify(guarded, match_id).returncode == 0
+    # Two matches: the referee keeps a finished match's replay once it has built it, so
+    # the log is altered before anyone asks for the first one's replay; the second is
+    # verified as played, then its result altered (read afresh at every call).
+    played = [
+        start(guarded, "golden10", recorders[:3], duplicate=True, options={"rounds": "1"})
+        for _ in range(2)
+    ]
+    for match_id in played:
+        result_of(finished(guarded, match_id))
+    altered_log, altered_result = played
+    assert verify(guarded, altered_result).returncode == 0
     db = sqlite3.connect(guarded.workdir / "arena.db")
     try:
         (log_text,) = db.execute(
-            "SELECT log FROM replays WHERE match_id = ? AND game_index = 1", (match_id,)
+            "SELECT log FROM replays WHERE match_id = ? AND game_index = 1", (altered_log,)
         ).fetchone()
         log = json.loads(log_text)
         seat, _ = log["moves"][0]
@@ -217,28 +225,25 @@ def test_verify_names_an_altered_action_or_score(
         altered_moves = [[seat, other], *log["moves"][1:]]
         db.execute(
             "UPDATE replays SET log = ? WHERE match_id = ? AND game_index = 1",
-            (json.dumps({**log, "moves": altered_moves}), match_id),
-        )
-        db.commit()
-        altered = verify(guarded, match_id, "--json")
-        assert altered.returncode == 1, altered.stdout + altered.stderr
-        report = json.loads(altered.stdout)
-        assert report["verified"] is False
-        assert "game 1: the recorded moves do not replay" in report["verdict"], report
-        db.execute(
-            "UPDATE replays SET log = ? WHERE match_id = ? AND game_index = 1",
-            (log_text, match_id),
+            (json.dumps({**log, "moves": altered_moves}), altered_log),
         )
         (result_text,) = db.execute(
-            "SELECT result FROM matches WHERE id = ?", (match_id,)
+            "SELECT result FROM matches WHERE id = ?", (altered_result,)
         ).fetchone()
         result = json.loads(result_text)
         result["scores"][0] += 1
-        db.execute("UPDATE matches SET result = ? WHERE id = ?", (json.dumps(result), match_id))
+        db.execute(
+            "UPDATE matches SET result = ? WHERE id = ?", (json.dumps(result), altered_result)
+        )
         db.commit()
     finally:
         db.close()
-    score = verify(guarded, match_id)
+    altered = verify(guarded, altered_log, "--json")
+    assert altered.returncode == 1, altered.stdout + altered.stderr
+    report = json.loads(altered.stdout)
+    assert report["verified"] is False
+    assert "game 1: the recorded moves do not replay" in report["verdict"], report
+    score = verify(guarded, altered_result)
     assert score.returncode == 1
     assert "does NOT verify: the match's scores differ" in score.stdout
 
