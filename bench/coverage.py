@@ -2,7 +2,7 @@
 
 Prints one JSON line per format and number of deals:
 {"format", "entrants", "players", "deals", "simulations", "intervals", "coverage",
-"normal_coverage", "unmeasured", "bounds_held"}.
+"normal_coverage", "common_df_coverage", "unmeasured", "bounds_held"}.
 
 Each simulated deal is played once per rotation of the seats, as `arena
 compare` and duplicate tournaments play it, and its games share the luck of
@@ -18,7 +18,9 @@ players, deal k played by the k-th four of them, as a round robin of
 truth: the ratings all the games would show (`full_data_strengths`), on the
 table's own centre (the fit's weights over its measured entrants). "normal_coverage" is the same with the normal
 quantile (rating -/+ 1.96 se), the intervals before the small-sample
-correction. "unmeasured" is the share of entrants the games left unmeasured
+correction, and "common_df_coverage" with Student's t on deals - 1 for every
+interval, before each got the degrees of freedom of its own contrast.
+"unmeasured" is the share of entrants the games left unmeasured
 (an entrant that was, say, last in every game), and "bounds_held" the share
 of their one-sided bounds the truth kept to (null when there were none).
 
@@ -36,6 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+import scipy.stats  # type: ignore[import-untyped]
 
 from ladder.ratings import ELO_PER_NAT, ELO_START, Ranking, plackett_luce
 
@@ -86,6 +89,7 @@ class Tally:
     intervals: int = 0
     covered: int = 0
     normal_covered: int = 0
+    common_covered: int = 0
     lines: int = 0
     unmeasured: int = 0
     bounds: int = 0
@@ -136,12 +140,14 @@ def simulate(
     weights = np.array(fit.weights)
     truth = ELO_START + ELO_PER_NAT * (target - weights @ target)
     normal = 1.959963984540054
-    intervals, covered, normal_covered, bounds, held = (0, 0, 0, 0, 0)
+    common = float(scipy.stats.t.ppf(0.975, deals - 1))
+    intervals, covered, normal_covered, common_covered, bounds, held = (0, 0, 0, 0, 0, 0)
     for true, item in zip(truth, fit.items, strict=True):
         if item.standing == "measured":
             intervals += 1
             covered += item.ci_low <= true <= item.ci_high
             normal_covered += abs(true - item.rating) <= normal * item.se
+            common_covered += abs(true - item.rating) <= common * item.se
         elif math.isfinite(item.rating):
             bounds += 1
             held += item.ci_low <= true <= item.ci_high
@@ -149,6 +155,7 @@ def simulate(
         tally.intervals + intervals,
         tally.covered + covered,
         tally.normal_covered + normal_covered,
+        tally.common_covered + common_covered,
         tally.lines + len(fit.items),
         tally.unmeasured + len(fit.items) - intervals,
         tally.bounds + bounds,
@@ -177,6 +184,7 @@ def coverage(
         "intervals": tally.intervals,
         "coverage": round(tally.covered / tally.intervals, 4),
         "normal_coverage": round(tally.normal_covered / tally.intervals, 4),
+        "common_df_coverage": round(tally.common_covered / tally.intervals, 4),
         "unmeasured": round(tally.unmeasured / tally.lines, 4),
         "bounds_held": round(tally.bounds_held / tally.bounds, 4) if tally.bounds else None,
     }

@@ -10,14 +10,21 @@ from bench import coverage
 
 
 def test_few_deals_keep_their_coverage(capsys: pytest.CaptureFixture[str]) -> None:
-    coverage.main(["--simulations", "60", "--deals", "2", "--seed", "4"])
+    coverage.main(["--simulations", "60", "--deals", "2,3", "--seed", "4"])
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [(line["format"], line["deals"]) for line in lines] == [
         ("compare", 2),
+        ("compare", 3),
         ("tournament", 2),
+        ("tournament", 3),
     ]
     for line in lines:
         # 60 simulations: about +/- 3 points of noise around 95%.
         assert 0.88 <= line["coverage"] <= 1.0, line
         # With the normal quantile two deals covered about 70%.
         assert line["normal_coverage"] < line["coverage"] - 0.1, line
+        # No interval is on more than deals - 1 degrees of freedom.
+        assert line["coverage"] >= line["common_df_coverage"], line
+    # At three deals three of the five entrants play in only two: their own
+    # degrees of freedom widen what t on deals - 1 left short (92% at 1000 simulations).
+    assert lines[3]["coverage"] > lines[3]["common_df_coverage"], lines[3]

@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 import scipy.optimize  # type: ignore[import-untyped]
+import scipy.stats  # type: ignore[import-untyped]
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -600,16 +601,53 @@ def duplicate_deals(
     return games, clusters
 
 
+def round_robins(
+    rng: random.Random, clusters: int, items: int = 4
+) -> tuple[list[Ranking], list[int]]:
+    """`clusters` two-player round robins of `items`, coin-flip results.
+
+    A two-player game's information is p(1 - p) whoever wins, so every
+    cluster informs every rating exactly alike.
+    """
+    games: list[Ranking] = []
+    labels: list[int] = []
+    for cluster in range(clusters):
+        for a in range(items):
+            for b in range(a + 1, items):
+                winner, loser = (a, b) if rng.random() < 0.5 else (b, a)
+                games.append([(winner, 1), (loser, 2)])
+                labels.append(cluster)
+    return games, labels
+
+
 def test_few_deals_widen_the_intervals_by_students_t() -> None:
-    rng = random.Random(3)
-    games, clusters = duplicate_deals(rng, [0.0, 0.3, 0.6, 0.9], 3, 1.0)
+    games, clusters = round_robins(random.Random(3), 3)
     fit = plackett_luce(4, games, clusters=clusters)
-    # Three deals: the spread comes from three cluster totals, t on 2 df.
-    assert fit.df == 2 and fit.quantile == pytest.approx(4.302653, abs=1e-6)
+    # Three alike clusters: the spread comes from three cluster totals, t on 2 df.
     for item in fit.items:
-        assert item.ci_high - item.rating == pytest.approx(fit.quantile * item.se)
+        assert item.df == pytest.approx(2.0)
+        assert item.ci_high - item.rating == pytest.approx(4.302653 * item.se, rel=1e-6)
     unclustered = plackett_luce(4, games)
-    assert unclustered.df is None and unclustered.quantile == pytest.approx(1.959964, abs=1e-6)
+    for item in unclustered.items:
+        assert item.df is None
+        assert item.ci_high - item.rating == pytest.approx(1.959964 * item.se, rel=1e-6)
+
+
+def test_an_entrant_in_few_clusters_gets_the_degrees_of_freedom_of_those() -> None:
+    """Item 4 plays only in clusters 0 and 1 of ten: its rating rests on two cluster
+    totals, so about 2 df, not the 9 of the others, whose intervals stay near t(9)."""
+    games, clusters = round_robins(random.Random(5), 10)
+    # One win and one loss in each of its two clusters, so the games measure it.
+    games += [[(4, 1), (0, 2)], [(1, 1), (4, 2)], [(4, 1), (1, 2)], [(0, 1), (4, 2)]]
+    clusters += [0, 0, 1, 1]
+    fit = plackett_luce(5, games, clusters=clusters)
+    dfs = [item.df for item in fit.items]
+    assert all(df is not None for df in dfs), dfs
+    late = fit.items[4]
+    assert late.df is not None and 1.5 < late.df <= 2.1, dfs
+    assert all(df is not None and 7.0 < df <= 9.0 for df in dfs[:4]), dfs
+    quantile = float(scipy.stats.t.ppf(0.975, late.df))
+    assert late.ci_high - late.rating == pytest.approx(quantile * late.se)
 
 
 def test_duplicate_play_cuts_the_variance_of_close_pairs() -> None:
