@@ -70,7 +70,8 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="example: arena compare golden10 --bots random,rules,search,rules --deals 10 "
-        "--search-budget 0.03 (about a minute; Ctrl-C rates the deals that finished)",
+        "--search-playouts 30 (under a minute, the same table every time; Ctrl-C rates the "
+        "deals that finished)",
     )
     parser.add_argument("game", choices=games.names(), help="the game to play")
     parser.add_argument(
