@@ -190,8 +190,10 @@ class ItemRating:
     * "unmeasured": no game sets the item against the measured ones; `rating`
       is nan, the interval (-inf, inf), `se` inf.
 
-    `reason` says why an item is not "measured" ("" when it is); `df` is None
-    when it is not.
+    `reason` says why an item is not "measured" ("" when it is), or, for the
+    only measured item of a fit, that it is what the others are placed against
+    (its interval is then its rating alone); `df` is None when it is not
+    measured.
     """
 
     rating: float
@@ -632,6 +634,10 @@ def _bound(
     return direction * root, shared
 
 
+ALONE = "the only bot the games measure: the others are placed against it"
+"""Why the lone measured item of a fit has no interval: a rating is only ever relative."""
+
+
 def _t_quantile(confidence: float, df: float | None) -> float:
     """The multiplier of a standard error for a two-sided interval: Student's t on
     `df` degrees of freedom, or the normal quantile when `df` is None."""
@@ -775,6 +781,7 @@ def plackett_luce(
                     ci_low=float(rating - quantile * se[number]),
                     ci_high=float(rating + quantile * se[number]),
                     games=games[item],
+                    reason="" if len(measured) > 1 else ALONE,
                     df=dfs[number],
                 )
             )

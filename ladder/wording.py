@@ -26,7 +26,8 @@ def rating_cells(
     a bot its games do not measure, "below 1068" (or "above ...", or "not measured") and
     the reason instead of an interval (see ladder.ratings.table_line)."""
     if rating is not None and ci_low is not None and ci_high is not None:
-        return f"{rating:.{digits}f}", f"[{ci_low:.0f}, {ci_high:.0f}]"
+        # A measured line with a reason is the one the others are placed against.
+        return f"{rating:.{digits}f}", reason or f"[{ci_low:.0f}, {ci_high:.0f}]"
     why = f"not measured: {reason}" if reason else "not measured"
     if bound and rating is not None:
         return f"{bound} {rating:.0f}", why

@@ -21,6 +21,7 @@ import scipy.stats  # type: ignore[import-untyped]
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ladder import ratings
 from ladder.ratings import (
     ELO_PER_NAT,
     EloConfig,
@@ -664,3 +665,20 @@ def test_duplicate_play_cuts_the_variance_of_close_pairs() -> None:
     # Independent games (every game its own cluster) save nothing.
     alone = duplicate_variance_ratios(4, games, list(range(len(games))))
     assert all(ratio == pytest.approx(1.0) for ratio in alone.values())
+
+
+def test_a_lone_measured_bot_is_the_reference_not_a_zero_width_interval() -> None:
+    from ladder.wording import rating_cells
+
+    # Every game in the same strict order: no two bots reach each other, one is kept
+    # as the reference and the others are bounded against it.
+    rankings = [[(0, 1), (1, 2), (2, 3)] for _ in range(6)]
+    fit = ratings.plackett_luce(3, rankings, clusters=[g // 3 for g in range(6)])
+    lone = [item for item in fit.items if item.standing == "measured"]
+    assert len(lone) == 1 and lone[0].reason == ratings.ALONE
+    line = ratings.table_line(lone[0], 2)
+    assert line["measured"] and line["reason"] == ratings.ALONE
+    assert rating_cells(
+        line["rating"], line["ci_low"], line["ci_high"], line["bound"], line["reason"]
+    ) == (f"{line['rating']:.0f}", ratings.ALONE)
+    assert all(item.standing in ("above", "below") for item in fit.items if item not in lone)

@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 
 import games
 from games.core import rank_scores
-from ladder import tournaments
+from ladder import queries, tournaments
 from ladder.models import RatingRow, TournamentMatchRow
 from ladder.records import MatchResult
 from ladder.store import Store
@@ -118,3 +118,29 @@ def plan_of(store: Store, tournament_id: str) -> list[TournamentMatchRow]:
                 .order_by(TournamentMatchRow.number)
             )
         )
+
+
+TABLE_ORDER = ("above", "measured", "below", "unmeasured")
+"""How ladder.ratings orders a table: bots bounded only from below, the measured ones by
+rating, bots bounded only from above, then those with no comparison."""
+
+
+def check_order(table: Sequence[queries.TableLine]) -> None:
+    """`table` is in TABLE_ORDER, each measured rating inside its interval, each line that
+    is not measured (or has no interval) says why."""
+    kinds = [
+        TABLE_ORDER.index("measured" if line.measured else line.bound or "unmeasured")
+        for line in table
+    ]
+    assert kinds == sorted(kinds), table
+    ratings = []
+    for line in table:
+        if line.measured:
+            assert line.rating is not None and line.ci_low is not None
+            assert line.ci_high is not None and line.ci_low <= line.rating <= line.ci_high
+            # Only the lone measured bot, which the others are placed against, has none.
+            assert line.ci_low < line.ci_high or line.reason, line
+            ratings.append(line.rating)
+        else:
+            assert line.reason, line
+    assert ratings == sorted(ratings, reverse=True), table

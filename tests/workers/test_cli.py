@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from arena_cli.main import main
-from ladder import recording, tables, tournaments
+from ladder import queries, recording, tables, tournaments
 from ladder.store import Store
-from tests.support.ladder import play, register
+from tests.support.ladder import check_order, play, register
 
 
 @pytest.fixture
@@ -60,12 +60,15 @@ def test_tournament_show_json(db: str, capsys: pytest.CaptureFixture[str]) -> No
     )
     assert len(data["table"]) == 4
     for line in data["table"]:
-        assert set(line) >= {"bot", "rating", "ci_low", "ci_high", "games"}
-        assert isinstance(line["rating"], float) and isinstance(line["games"], int)
-        assert line["ci_low"] < line["rating"] < line["ci_high"]
-    assert [line["rating"] for line in data["table"]] == sorted(
-        (line["rating"] for line in data["table"]), reverse=True
-    )
+        assert set(line) >= {"bot", "rating", "ci_low", "ci_high", "games", "measured", "bound"}
+        assert isinstance(line["games"], int)
+    store = Store(db)
+    try:
+        view = queries.tournament(store, tid)
+    finally:
+        store.close()
+    check_order(view.table)
+    assert [line["bot_id"] for line in data["table"]] == [line.bot_id for line in view.table]
 
     code, out, _ = run(capsys, "tournament", "show", tid, "--db", db)
     assert code == 0 and "finished" in out and "95% interval" in out and "4/4" in out

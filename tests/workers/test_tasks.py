@@ -255,7 +255,11 @@ def test_ladder_tick_pairs_free_bots_fairly(app: ArenaCelery) -> None:
     for match_id in started:
         assert tasks.play_match(app, match_id) == "recorded"
         assert tournaments.tournament_of(store, match_id) is None
-    assert [s.games for s in queries.standings(store, "goof-3p")] == [1] * 6
+    # New bots: their first ladder matches are practice, rating nobody.
+    assert queries.standings(store, "goof-3p") == []
+    practice = queries.in_practice(store, "goof-3p")
+    assert sorted(line.bot_id for line in practice) == sorted(bots[:6])
+    assert {line.played for line in practice} == {1}
     assert queries.recent_matches(store)[0].tournament_id is None
 
     app.settings = WorkerSettings(database_url=app.settings.database_url, ladder_interval_s=0)
