@@ -764,6 +764,12 @@ def plackett_luce(
             if jack.count >= 2:
                 dfs = [_degrees_of_freedom(jack, row) for row in contrasts]
         covariance = contrasts @ inverse @ contrasts.T
+        model = np.diag(contrasts @ fit.inverse @ contrasts.T)
+        # Clusters that all agree exactly (each one's scores balanced at the fit) give the
+        # jackknife no spread to see: as with a single cluster, the model's variance then.
+        agreeing = np.diag(covariance) <= 1e-9 * model
+        covariance[agreeing, agreeing] = model[agreeing]
+        dfs = [None if agreed else df for agreed, df in zip(agreeing, dfs, strict=True)]
         loglik, converged = fit.log_likelihood, fit.converged
     se = np.sqrt(np.clip(np.diag(covariance), 0.0, None)) * ELO_PER_NAT
     strength = {item: float(theta[index[item]]) for item in measured}

@@ -682,3 +682,13 @@ def test_a_lone_measured_bot_is_the_reference_not_a_zero_width_interval() -> Non
         line["rating"], line["ci_low"], line["ci_high"], line["bound"], line["reason"]
     ) == (f"{line['rating']:.0f}", ratings.ALONE)
     assert all(item.standing in ("above", "below") for item in fit.items if item not in lone)
+
+
+def test_clusters_that_all_agree_fall_back_to_the_models_variance() -> None:
+    # Each deal: one win each way. At the fit every deal's scores balance, so leaving
+    # any deal out moves nothing: the jackknife sees no spread, the model still does.
+    rankings = [[(0, 1), (1, 2)], [(1, 1), (0, 2)]] * 2
+    fit = ratings.plackett_luce(2, rankings, clusters=[0, 0, 1, 1])
+    for item in fit.items:
+        assert item.standing == "measured" and item.se > 50 and item.df is None
+        assert item.ci_low < item.rating < item.ci_high
