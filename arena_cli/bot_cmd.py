@@ -139,7 +139,7 @@ def ago(moment: datetime | None, now: datetime) -> str:
     """`moment` as people read it in a table: "12 s ago", "3 h ago", "never"."""
     if moment is None:
         return "never"
-    seconds = (now - (moment if moment.tzinfo else moment.replace(tzinfo=UTC))).total_seconds()
+    seconds = (now - moment).total_seconds()
     for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
         if seconds >= size:
             return f"{seconds // size:.0f} {unit} ago"

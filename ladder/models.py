@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from sqlalchemy import (
@@ -37,6 +37,22 @@ class SeedText(TypeDecorator[int]):
         return None if value is None else int(value)
 
 
+class UTCDateTime(TypeDecorator[datetime]):
+    """A moment with its time zone, read back as UTC on every database.
+
+    PostgreSQL keeps the zone; SQLite keeps none and hands back naive values: marked
+    UTC here (the store writes UTC), so no reader has to guess.
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None or value.tzinfo is not None:
+            return value
+        return value.replace(tzinfo=UTC)
+
+
 class Base(DeclarativeBase):
     """The declarative base of every model."""
 
@@ -58,13 +74,13 @@ class BotRow(Base):
     version: Mapped[str] = mapped_column(String(64))
     games: Mapped[list[Any]]
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     # Presence, as the referee sees it: renewed while a session is open, so an
     # `online` left set by a replica that died goes stale (see ladder.presence).
-    last_seen_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    last_seen_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     online: Mapped[bool] = mapped_column(default=False, server_default=false())
     # A retired version keeps its history but leaves the standings and pairing.
-    retired_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    retired_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 
 
 class MatchRow(Base):
@@ -87,12 +103,12 @@ class MatchRow(Base):
     status: Mapped[str] = mapped_column(String(16), index=True)
     result: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     reason: Mapped[str] = mapped_column(Text, default="")
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     # The referee replica playing a running match, and until when its claim holds
     # unless renewed: only an expired claim lets another replica abort the match.
     owner: Mapped[str | None] = mapped_column(String(128), nullable=True)
-    lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    lease_until: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     replays: Mapped[list[ReplayRow]] = relationship(
         back_populates="match", order_by="ReplayRow.game_index", cascade="all, delete-orphan"
     )
@@ -119,7 +135,7 @@ class LadderRow(Base):
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     game: Mapped[str] = mapped_column(String(32))
     players: Mapped[int] = mapped_column(Integer)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 
 class RatingRow(Base):
@@ -131,7 +147,7 @@ class RatingRow(Base):
     bot_id: Mapped[str] = mapped_column(ForeignKey("bots.id"), primary_key=True)
     rating: Mapped[float]
     games: Mapped[int] = mapped_column(Integer)
-    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 
 class RatingHistoryRow(Base):
@@ -149,7 +165,7 @@ class RatingHistoryRow(Base):
     rating_before: Mapped[float]
     rating_after: Mapped[float]
     games: Mapped[int] = mapped_column(Integer)
-    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 
 class TournamentRow(Base):
@@ -178,9 +194,9 @@ class TournamentRow(Base):
     schedule: Mapped[str | None] = mapped_column(String(64), nullable=True)
     parent_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
     table: Mapped[list[Any] | None] = mapped_column(JSON, nullable=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
-    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 
 
 class TournamentMatchRow(Base):
@@ -215,7 +231,7 @@ class ResultRow(Base):
     forfeit: Mapped[bool]
     # A practice result counts for the bot's record, never for a rating.
     practice: Mapped[bool] = mapped_column(default=False, server_default=false())
-    recorded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    recorded_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 
 class GameRow(Base):

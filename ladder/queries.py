@@ -7,7 +7,7 @@ writes are in `ladder.tournaments`, `ladder.recording` and `ladder.tables`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import func, select
@@ -183,8 +183,7 @@ def is_online(row: BotRow, now: datetime | None = None) -> bool:
     """Whether the bot holds a session now, as far as a live referee has said recently."""
     if not row.online or row.last_seen_at is None:
         return False
-    seen = row.last_seen_at if row.last_seen_at.tzinfo else row.last_seen_at.replace(tzinfo=UTC)
-    return (now or utcnow()) - seen < timedelta(seconds=PRESENCE_STALE_S)
+    return (now or utcnow()) - row.last_seen_at < timedelta(seconds=PRESENCE_STALE_S)
 
 
 def _bot_line(row: BotRow, now: datetime) -> BotLine:

@@ -224,10 +224,7 @@ def due_runs(store: Store, now: datetime, lookback_minutes: int = 2) -> list[tup
             )
         ).all()
         for template in templates:
-            created = template.created_at
-            if created.tzinfo is None:
-                created = created.replace(tzinfo=UTC)
-            created = created.replace(second=0, microsecond=0)
+            created = template.created_at.replace(second=0, microsecond=0)
             for back in range(lookback_minutes - 1, -1, -1):
                 minute = current - timedelta(minutes=back)
                 if minute < created or not is_due(template.schedule or "", minute):

@@ -40,6 +40,25 @@ class TooManyWatchers(Exception):
     """A public watch over the bound of one match's or one address's watchers."""
 
 
+PUBLIC_KEYS: dict[str, tuple[str, ...]] = {
+    # No reason: a strike's quotes the answer and the legal actions, that is, the hand.
+    EventType.STRIKE: ("game_index", "seat", "bot", "strikes"),
+    # No reason either: a forfeit's may quote a bot's action.
+    EventType.FORFEIT: ("game_index", "seat", "bot"),
+    EventType.GAME_END: ("game_index", "scores", "ranks"),
+}
+"""What of the events copied as they are anyone may see: only these keys."""
+
+
+def _kept(event: Event, *keys: str) -> Event:
+    """The event's type and only these of its keys (lists copied: events stay unshared)."""
+    kept: Event = {"type": event["type"]}
+    for key in keys:
+        value = event[key]
+        kept[key] = list(value) if isinstance(value, list | tuple) else value
+    return kept
+
+
 class Projector:
     """One match's full events in, its public events out, in order."""
 
@@ -59,45 +78,12 @@ class Projector:
         if kind == EventType.GAME_START:
             self._state = self._spec.new_game(self._request.players, self._seed, self._options)
             self._step = 0
-            start = {
-                "type": EventType.GAME_START,
-                "game_index": event["game_index"],
-                "seats": list(event["seats"]),
-                "seed_commitment": event["seed_commitment"],
-            }
+            start = _kept(event, "game_index", "seats", "seed_commitment")
             return [start, self._view(event["game_index"])]
         if kind == EventType.ACTION or kind == EventType.TICK:
             return self._moved(event)
-        if kind == EventType.STRIKE:
-            # No reason: it quotes the answer and the legal actions, that is, the hand.
-            return [
-                {
-                    "type": kind,
-                    "game_index": event["game_index"],
-                    "seat": event["seat"],
-                    "bot": event["bot"],
-                    "strikes": event["strikes"],
-                }
-            ]
-        if kind == EventType.FORFEIT:
-            # No reason either: a forfeit's reason may quote a bot's action.
-            return [
-                {
-                    "type": kind,
-                    "game_index": event["game_index"],
-                    "seat": event["seat"],
-                    "bot": event["bot"],
-                }
-            ]
-        if kind == EventType.GAME_END:
-            return [
-                {
-                    "type": kind,
-                    "game_index": event["game_index"],
-                    "scores": list(event["scores"]),
-                    "ranks": list(event["ranks"]),
-                }
-            ]
+        if kind in PUBLIC_KEYS:
+            return [_kept(event, *PUBLIC_KEYS[kind])]
         if kind == EventType.MATCH_END:
             # The result publishes the seed: the match is over, as GetMatch shows it to anyone.
             return [{"type": kind, "result": event["result"]}]

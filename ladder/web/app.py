@@ -66,8 +66,6 @@ UNTIL_FINISHED: dict[int | str, dict[str, Any]] = {
 def _when(value: datetime | None) -> str:
     if value is None:
         return ""
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=UTC)
     return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 

@@ -15,20 +15,14 @@ from collections.abc import Callable, Iterator, Sequence
 import pytest
 
 from tests.support.processes import Processes
-from tests.support.referee import ALL_GAMES, BotHandle, RefereeProc, launch_referee
+from tests.support.referee import ALL_GAMES, BotHandle, RefereeProc, running_referee
 
 
 @pytest.fixture(scope="module")
 def referee(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RefereeProc]:
     """One referee process for a test module (bots and matches come and go)."""
-    workdir = tmp_path_factory.mktemp("referee")
-    procs = Processes(workdir)
-    try:
-        ref = launch_referee(workdir, procs)
+    with running_referee(tmp_path_factory.mktemp("referee")) as ref:
         yield ref
-        ref.channel.close()
-    finally:
-        procs.close()
 
 
 @pytest.fixture

@@ -22,13 +22,13 @@ import grpc
 import pytest
 
 from cardarena_api.v1 import arena_pb2 as pb
-from tests.support.processes import PYTHON, REPO, Processes, clean_env, wait_until
+from tests.support.processes import PYTHON, REPO, clean_env, wait_until
 from tests.support.referee import (
     BotHandle,
     RefereeProc,
-    launch_referee,
     match_ended,
     result_of,
+    running_referee,
 )
 
 ADMIN = "admin-" + uuid.uuid4().hex
@@ -39,14 +39,8 @@ DENIED = grpc.StatusCode.PERMISSION_DENIED
 @pytest.fixture(scope="module")
 def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RefereeProc]:
     """A referee with an admin token (registration stays open on loopback)."""
-    workdir = tmp_path_factory.mktemp("fair")
-    procs = Processes(workdir)
-    try:
-        ref = launch_referee(workdir, procs, "--admin-token", ADMIN)
+    with running_referee(tmp_path_factory.mktemp("fair"), "--admin-token", ADMIN) as ref:
         yield ref
-        ref.channel.close()
-    finally:
-        procs.close()
 
 
 @pytest.fixture(scope="module")

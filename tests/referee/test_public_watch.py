@@ -21,9 +21,9 @@ import pytest
 from cardarena_api.v1 import arena_pb2 as pb
 from ladder.records import MatchRequest
 from referee.public import VIEW, Projector
-from tests.support.processes import Processes, wait_until
+from tests.support.processes import wait_until
 from tests.support.public import check_public_stream, hidden_by_step, message_strings
-from tests.support.referee import BotHandle, RefereeProc, launch_referee, result_of
+from tests.support.referee import BotHandle, RefereeProc, result_of, running_referee
 
 ADMIN = "admin-" + uuid.uuid4().hex
 SLOW = ("--delay-ms", "250", "--delay-count", "4")
@@ -42,14 +42,8 @@ def admin() -> tuple[tuple[str, str], ...]:
 @pytest.fixture(scope="module")
 def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RefereeProc]:
     """`arena referee --admin-token T`: callers without it are the public."""
-    workdir = tmp_path_factory.mktemp("public")
-    procs = Processes(workdir)
-    try:
-        ref = launch_referee(workdir, procs, "--admin-token", ADMIN)
+    with running_referee(tmp_path_factory.mktemp("public"), "--admin-token", ADMIN) as ref:
         yield ref
-        ref.channel.close()
-    finally:
-        procs.close()
 
 
 @pytest.fixture(scope="module")

@@ -10,10 +10,11 @@ result and replay.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import subprocess
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -284,6 +285,18 @@ def referee_command(address: str, db: str, *extra: str) -> list[str]:
         "1",
         *extra,
     ]
+
+
+@contextlib.contextmanager
+def running_referee(workdir: Path, *extra: str) -> Iterator[RefereeProc]:
+    """A referee (`launch_referee`) for the block; it and its clients closed at the end."""
+    procs = Processes(workdir)
+    try:
+        ref = launch_referee(workdir, procs, *extra)
+        yield ref
+        ref.channel.close()
+    finally:
+        procs.close()
 
 
 def launch_referee(workdir: Path, procs: Processes, *extra: str) -> RefereeProc:
