@@ -29,7 +29,7 @@ def run_referee(args: argparse.Namespace) -> int:
     settings = from_values(RefereeSettings, vars(args))
     if settings.processes > 1:
         settings.check()
-        from referee.supervisor import Supervisor
+        from referee.tier.supervisor import Supervisor
 
         logging.basicConfig(
             level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"

@@ -93,7 +93,7 @@ from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
 from referee.channels import ActRequest, Answer
 from referee.metrics import RefereeMetrics
 from referee.sessions import SessionHub
-from referee.tier import Tier
+from referee.tier.replica import Tier
 
 BOT_PROCESSES = 2
 """Bot processes: more than one, so that the bots do not all share one core with one loop."""

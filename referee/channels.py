@@ -3,7 +3,7 @@
 The runner never touches a stream. It sends an `ActRequest` through a seat
 channel and awaits the answer or a timeout, and sends notices. This process
 has two implementations: `sessions.LocalSeatChannel` for a referee alone,
-and `relay_channel.RelaySeatChannel` for replicas sharing a Redis relay,
+and `referee.tier.channel.RelaySeatChannel` for replicas sharing a Redis relay,
 which reaches the bot wherever its stream is held.
 """
 

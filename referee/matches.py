@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import assert_never
@@ -32,8 +32,7 @@ from ladder.store import (
 )
 from referee.channels import RelayUnavailable, SeatChannel
 from referee.metrics import RefereeMetrics
-from referee.public import Projector, PublicMatch
-from referee.public_tier import PublicTier
+from referee.public import Projector, PublicMatch, RemoteMatches
 from referee.runner import Event, Limits, MatchRunner
 from referee.seats import Connected, Seats
 
@@ -43,6 +42,10 @@ WAIT_POLL_S = 2.0
 """How often a wait for a match another replica plays reads its status, lacking word of its end."""
 STORE_RETRY_S = 300.0
 """How long a finished match's result may wait for the database before the match is aborted."""
+
+
+Starter = Callable[[MatchRequest], Awaitable[Match]]
+"""Starts a match, or finds it by id (MatchManager.start; in a tier, placement's start)."""
 
 
 class BadMatch(ValueError):
@@ -82,7 +85,7 @@ class MatchManager:
         bounds: Bounds = Bounds(),
         clock: Callable[[], float] = time.monotonic,
         on_end: Callable[[str], None] = lambda match_id: None,
-        remote: PublicTier | None = None,
+        remote: RemoteMatches | None = None,
     ) -> None:
         self._store = store
         self._remote = remote
@@ -337,7 +340,7 @@ class MatchManager:
         """What anyone may see of the match (referee.public): so far, then as it happens.
 
         In a tier, a match another replica plays is followed through Redis
-        (referee.public_tier; WatchUnavailable when Redis fails). TooManyWatchers
+        (a RemoteMatches; WatchUnavailable when Redis fails). TooManyWatchers
         when the match has its bound of public watchers already.
         """
         events = self.follow_public(match_id)

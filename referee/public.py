@@ -12,13 +12,14 @@ watchers: projected once, however many watch, and only while someone does
 (the match manager creates it for the first public watcher and drops it
 after the last). `Watchers` is its fan-out alone, which a replica of a tier
 also uses for the public events of a match another replica plays
-(referee.public_tier).
+(referee.tier.public).
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from typing import Any, Protocol
 
 import games
 from ladder.records import EventType, MatchRequest
@@ -38,6 +39,25 @@ MAX_WATCHERS_PER_ADDRESS = 64
 
 class TooManyWatchers(Exception):
     """A public watch over the bound of one match's or one address's watchers."""
+
+
+class WatchUnavailable(Exception):
+    """A public watch of a match played by another replica that the relay cannot carry."""
+
+
+StoredEnd = Callable[[], Awaitable[Event | None]]
+"""The stored end of a match as a public event; None while the store says it runs."""
+
+
+class RemoteMatches(Protocol):
+    """Public watching of the matches another replica plays (a tier's, referee.tier.public)."""
+
+    def watch(self, match_id: str, ended: StoredEnd) -> AsyncGenerator[Event, None]:
+        """The match's public events as its owner publishes them, until it ends.
+
+        Raises WatchUnavailable when they cannot be read.
+        """
+        ...
 
 
 PUBLIC_KEYS: dict[str, tuple[str, ...]] = {

@@ -49,7 +49,10 @@ class Seats(Protocol):
         ...
 
     async def connected(self) -> list[Connected]:
-        """Every bot connected now (to any replica), with the matches it plays."""
+        """Every bot connected now (to any replica), with the matches it plays.
+
+        Raises RelayUnavailable when the tier's shared view cannot be read.
+        """
         ...
 
 

@@ -30,14 +30,14 @@ from ladder.wording import plural
 from referee.decoding import DecodeGuard
 from referee.matches import MatchManager
 from referee.metrics import RefereeMetrics
-from referee.placement import Placer
 from referee.presence import Presence
 from referee.runner import Limits
 from referee.seats import LocalSeats, Seats
 from referee.service import BotService, Gatekeeper, RefereeService
 from referee.sessions import SessionHub
 from referee.settings import RefereeSettings
-from referee.tier import Tier
+from referee.tier.placement import Placer
+from referee.tier.replica import Tier
 
 log = logging.getLogger(__name__)
 
@@ -154,7 +154,8 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
         BotService(settings, store, hub, gate, metrics), server
     )
     pb_grpc.add_RefereeServiceServicer_to_server(
-        RefereeService(settings, store, manager, gate, placer), server
+        RefereeService(settings, store, manager, gate, None if placer is None else placer.start),
+        server,
     )
     health_servicer = AsyncHealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

@@ -10,20 +10,17 @@ from collections import Counter
 from collections.abc import AsyncIterator
 
 import grpc
-from redis.exceptions import RedisError
 
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
 from ladder.records import MatchStatus
 from ladder.store import Bot, Conflict, MatchRequest, NotFound, Store
 from referee import wire
-from referee.channels import Answer
+from referee.channels import Answer, RelayUnavailable
 from referee.limits import KeyedBuckets, TokenBucket
-from referee.matches import BadMatch, MatchManager, ShuttingDown
+from referee.matches import BadMatch, MatchManager, ShuttingDown, Starter
 from referee.metrics import RefereeMetrics
-from referee.placement import Placer
-from referee.public import MAX_WATCHERS_PER_ADDRESS, TooManyWatchers
-from referee.public_tier import WatchUnavailable
+from referee.public import MAX_WATCHERS_PER_ADDRESS, TooManyWatchers, WatchUnavailable
 from referee.sessions import Problem, SessionHub
 from referee.sessions import Session as BotSession
 from referee.settings import RefereeSettings
@@ -275,13 +272,13 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
         store: Store,
         manager: MatchManager,
         gate: Gatekeeper,
-        placer: Placer | None = None,
+        start: Starter | None = None,
     ) -> None:
         self._settings = settings
         self._store = store
         self._manager = manager
         self._gate = gate
-        self._start = manager.start if placer is None else placer.start
+        self._start = manager.start if start is None else start
         self._reads = KeyedBuckets(settings.reads_per_minute)
         # A finished match's replay never changes, and building one (decoding the stored
         # logs, encoding every event) is the dearest call anyone may make: built once.
@@ -401,10 +398,8 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
         await self._gate.require_admin(context)
         try:
             connected = await self._manager.connected()
-        except (RedisError, OSError) as error:
-            await context.abort(
-                grpc.StatusCode.UNAVAILABLE, brief(f"the relay (Redis) is unavailable: {error}")
-            )
+        except RelayUnavailable as error:
+            await context.abort(grpc.StatusCode.UNAVAILABLE, brief(str(error)))
         known = await asyncio.to_thread(self._store.bots_by_id, [c.bot_id for c in connected])
         sessions = []
         for c in connected:

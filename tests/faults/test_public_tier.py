@@ -24,8 +24,8 @@ import pytest
 
 from cardarena_api.v1 import arena_pb2 as pb
 from referee.public import VIEW, Event
-from referee.public_tier import PublicTier, WatchUnavailable
-from referee.relay import Clients
+from referee.tier.public import PublicTier, WatchUnavailable
+from referee.tier.relay import Clients
 from tests.support.processes import Processes, free_port, wait_until
 from tests.support.public import check_public_stream, hidden_by_step, message_strings
 from tests.support.referee import BotHandle, RefereeProc, launch_referee, result_of

@@ -20,10 +20,10 @@ import redis.asyncio as aioredis
 from ladder.records import GameStart
 from referee.channels import ActRequest, Answer, SeatGone, SeatTimeout
 from referee.metrics import RefereeMetrics
-from referee.placement import placement
-from referee.registry import EXPIRY_S, Holder, Registry, Replica
 from referee.sessions import Session, SessionHub
-from referee.tier import Tier
+from referee.tier.placement import placement
+from referee.tier.registry import EXPIRY_S, Holder, Registry, Replica
+from referee.tier.replica import Tier
 from tests.support.services import RedisServer
 
 

@@ -20,7 +20,7 @@ import redis
 from sqlalchemy import select
 
 from ladder.models import MatchRow, TournamentMatchRow
-from referee.registry import REPLICAS as REPLICAS_KEY
+from referee.tier.registry import REPLICAS as REPLICAS_KEY
 from tests.support.faults import FaultArena
 from tests.support.processes import Processes, free_port, wait_until
 from tests.support.referee import RefereeProc, referee_command

@@ -19,9 +19,9 @@ from redis.exceptions import RedisError
 from ladder.records import Notice
 from referee.channels import ActRequest, Answer, RelayUnavailable, SeatTimeout
 from referee.metrics import RefereeMetrics
-from referee.registry import Holder, Registry
-from referee.relay import Relay
 from referee.sessions import SessionHub, absence_wait
+from referee.tier.registry import Holder, Registry
+from referee.tier.relay import Relay
 
 POLL_S = 0.25
 """How often a relayed request that waits looks whether its bot moved (or died with its replica)."""

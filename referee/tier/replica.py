@@ -5,7 +5,7 @@ live replicas (kept fresh by a heartbeat), seat channels that reach a bot
 wherever it is held, slots counted across the tier, placement of a match on
 the replica holding most of its seats, and draining (take no match, send the
 bots elsewhere) for rolling updates, and public watching of the matches
-that another replica plays (referee.public_tier).
+that another replica plays (referee.tier.public).
 """
 
 from __future__ import annotations
@@ -19,14 +19,14 @@ from typing import Any
 
 from redis.exceptions import RedisError
 
-from referee.channels import SeatChannel
+from referee.channels import RelayUnavailable, SeatChannel
 from referee.metrics import RefereeMetrics
-from referee.public_tier import PublicTier
-from referee.registry import HEARTBEAT_S, Listed, Registry, Replica
-from referee.relay import Clients, Relay
-from referee.relay_channel import Locator, RelaySeatChannel
 from referee.seats import SLOT_POLL_S, Connected
 from referee.sessions import Reconnect, Session, SessionHub
+from referee.tier.channel import Locator, RelaySeatChannel
+from referee.tier.public import PublicTier
+from referee.tier.registry import HEARTBEAT_S, Listed, Registry, Replica
+from referee.tier.relay import Clients, Relay
 
 log = logging.getLogger(__name__)
 
@@ -72,8 +72,12 @@ class TierSeats:
             log.warning("match %s: cannot give back its slots (%s)", match_id, error)
 
     async def connected(self) -> list[Connected]:
-        holders = await self._tier.registry.holders()
-        busy = await self._tier.registry.busy([h.bot_id for h in holders])
+        """Raises RelayUnavailable when Redis does not answer."""
+        try:
+            holders = await self._tier.registry.holders()
+            busy = await self._tier.registry.busy([h.bot_id for h in holders])
+        except (RedisError, OSError) as error:
+            raise RelayUnavailable(f"the relay (Redis) is unavailable: {error}") from error
         return [Connected(h.bot_id, h.capacity, busy[h.bot_id], h.replica) for h in holders]
 
 

@@ -30,7 +30,7 @@ import asyncio
 import logging
 import time
 import uuid
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Callable
 from typing import Any, cast
 
 import orjson
@@ -38,8 +38,8 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from ladder.records import EventType
-from referee.public import Event, TooManyWatchers, Watchers
-from referee.registry import PREFIX
+from referee.public import Event, StoredEnd, TooManyWatchers, Watchers, WatchUnavailable
+from referee.tier.registry import PREFIX
 
 log = logging.getLogger(__name__)
 
@@ -75,12 +75,6 @@ def stream_key(match_id: str) -> str:
     return f"{PREFIX}public:{match_id}"
 
 
-class WatchUnavailable(Exception):
-    """A public watch of a match played by another replica that Redis cannot carry."""
-
-
-Ended = Callable[[], Awaitable[Event | None]]
-"""The match's stored end as a public event, or None while the store says it runs."""
 Follow = Callable[[str], AsyncGenerator[Event, None] | None]
 """A match's public events as a local public watcher gets them; None if it does not run here."""
 
@@ -92,7 +86,7 @@ class Remote:
         self,
         redis: aioredis.Redis,
         match_id: str,
-        ended: Ended,
+        ended: StoredEnd,
         clock: Callable[[], float],
         on_done: Callable[[Remote], None],
     ) -> None:
@@ -179,7 +173,7 @@ class PublicTier:
 
     # -- the watchers' side ---------------------------------------------------------------
 
-    async def watch(self, match_id: str, ended: Ended) -> AsyncGenerator[Event, None]:
+    async def watch(self, match_id: str, ended: StoredEnd) -> AsyncGenerator[Event, None]:
         """The public events of `match_id`, played by another replica, until it ends.
 
         WatchUnavailable when Redis fails; TooManyWatchers over the bound of watchers.

@@ -44,8 +44,8 @@ from redis.exceptions import RedisError
 from ladder.records import Notice, notice_from_json, notice_to_json
 from referee.channels import ActRequest, Answer
 from referee.metrics import RefereeMetrics
-from referee.registry import PREFIX
 from referee.sessions import Session, SessionClosed, SessionHub
+from referee.tier.registry import PREFIX
 
 log = logging.getLogger(__name__)
 

@@ -12,17 +12,17 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 
 from redis.exceptions import RedisError
 
 from ladder.records import Match, MatchRequest
 from ladder.store import Conflict
-from referee.matches import BadMatch
+from referee.matches import BadMatch, Starter
 from referee.metrics import RefereeMetrics
-from referee.registry import Holder, Replica
-from referee.relay import CallFailed
-from referee.tier import Tier
+from referee.tier.registry import Holder, Replica
+from referee.tier.relay import CallFailed
+from referee.tier.replica import Tier
 
 log = logging.getLogger(__name__)
 
@@ -50,13 +50,10 @@ def placement(holders: Sequence[Holder | None], replicas: Sequence[Replica], me:
     return min(candidates, key=lambda name: (open_[name].matches, name))
 
 
-StartHere = Callable[[MatchRequest], Awaitable[Match]]
-
-
 class Placer:
     """Starts each match on the replica of the tier where it belongs."""
 
-    def __init__(self, tier: Tier, start_here: StartHere, metrics: RefereeMetrics) -> None:
+    def __init__(self, tier: Tier, start_here: Starter, metrics: RefereeMetrics) -> None:
         self._tier = tier
         self._start_here = start_here
         self._metrics = metrics
