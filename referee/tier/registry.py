@@ -36,6 +36,8 @@ HEARTBEAT_S = 1.0
 """How often a replica rewrites its part of the registry."""
 EXPIRY_S = 5.0
 """How long an entry holds unless refreshed: several beats, so a slow beat loses nothing."""
+TOMBSTONE_S = 60.0
+"""How long an expired entry is still reported (stale) before it is gone: past the grace and the lease."""
 
 # KEYS[1] sessions hash; ARGV: now, then (bot, value JSON, session id, opened) tuples.
 # Writes each entry unless a live session of the bot opened later holds it; returns the
@@ -105,6 +107,9 @@ class Holder:
     replica: str
     session_id: str
     capacity: int
+    stale: bool = False
+    """The replica stopped refreshing the entry (it died, or Redis cannot reach it): reported
+    for TOMBSTONE_S after its expiry, then gone."""
 
 
 @dataclass(frozen=True)
@@ -211,6 +216,27 @@ class Registry:
         """Where `bot_id`'s stream is held, if anywhere alive."""
         raw = cast(bytes | None, await self.client.hget(SESSIONS, bot_id))
         return None if raw is None else self._holder(bot_id, raw)
+
+    async def locate_many(self, bot_ids: Sequence[str]) -> dict[str, Holder | None]:
+        """Where each of `bot_ids` is held (one round trip); stale entries are reported so."""
+        raw = cast(list[bytes | None], await self.client.hmget(SESSIONS, list(bot_ids)))
+        now = self._clock()
+        found: dict[str, Holder | None] = {}
+        for bot_id, value in zip(bot_ids, raw, strict=True):
+            found[bot_id] = None if value is None else self._entry(bot_id, value, now)
+        return found
+
+    def _entry(self, bot_id: str, raw: bytes, now: float) -> Holder | None:
+        entry = orjson.loads(raw)
+        if entry["until"] < now - TOMBSTONE_S:
+            return None
+        return Holder(
+            bot_id,
+            entry["replica"],
+            entry["session"],
+            entry["capacity"],
+            stale=entry["until"] < now,
+        )
 
     async def holders(self) -> list[Holder]:
         """Every bot connected to any live replica."""
