@@ -155,7 +155,6 @@ async def play_match(
 ) -> tuple[pb.Match, list[str]]:
     """Find the bots, start the match and wait for its end; the match and the seats' names."""
     from bots.sdk import channel, metadata
-    from cardarena_api.v1 import arena_pb2 as pb
     from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
 
     auth = metadata(admin_token) if admin_token else None
@@ -170,12 +169,38 @@ async def play_match(
         with progress(f"{request.game} match", games_total, show_progress) as advance:
             follow = asyncio.create_task(_count_games(stub, request.match_id, auth, advance))
             try:
-                match = await stub.GetMatch(
-                    pb.GetMatchRequest(match_id=request.match_id, wait=True), metadata=auth
-                )
+                match = await wait_match(stub, request.match_id, auth)
             finally:
                 follow.cancel()
         return match, names
+
+
+ASK_AGAIN_TIMES = 300
+"""How often `wait_match` asks again on UNAVAILABLE (refused at once, a minute of it)."""
+ASK_AGAIN_PAUSE_S = 0.2
+
+
+async def wait_match(stub: Any, match_id: str, auth: Any) -> pb.Match:
+    """GetMatch(wait), asked again on UNAVAILABLE: a referee replica that stops answers
+    "ask again", and the next call reaches another."""
+    import grpc
+
+    from cardarena_api.v1 import arena_pb2 as pb
+
+    for _ in range(ASK_AGAIN_TIMES):
+        try:
+            match: pb.Match = await stub.GetMatch(
+                pb.GetMatchRequest(match_id=match_id, wait=True), metadata=auth
+            )
+            return match
+        except grpc.aio.AioRpcError as error:
+            if error.code() != grpc.StatusCode.UNAVAILABLE:
+                raise
+        await asyncio.sleep(ASK_AGAIN_PAUSE_S)
+    last: pb.Match = await stub.GetMatch(
+        pb.GetMatchRequest(match_id=match_id, wait=True), metadata=auth
+    )
+    return last
 
 
 async def _count_games(stub: Any, match_id: str, auth: Any, advance: Advance) -> None:

@@ -3,12 +3,17 @@
 A bucket holds up to `burst` tokens and refills at `rate` tokens per second;
 each call takes one token or is refused. A rate of 0 means no bound. Taking
 a token is a few float operations, cheap enough for every answer a bot sends.
+
+A bound that must hold across the replicas of a tier (session opens: a bot
+could otherwise open N times as many on N replicas) is an `Allowance`; this
+process's own is `LocalAllowance`, the tier's lives in referee.tier.limits.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Protocol
 
 
 class TokenBucket:
@@ -76,3 +81,28 @@ class KeyedBuckets:
     def _forget_idle(self) -> None:
         for key in [key for key, bucket in self._buckets.items() if bucket.full()]:
             del self._buckets[key]
+
+
+class Allowance(Protocol):
+    """`per_minute` takes a minute per key, counted wherever the allowance keeps them."""
+
+    @property
+    def per_minute(self) -> int: ...
+
+    async def take(self, key: str) -> bool:
+        """Take one of `key`'s minute; False when it has used it up."""
+        ...
+
+
+class LocalAllowance:
+    """An Allowance counted in this process only."""
+
+    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self._buckets = KeyedBuckets(per_minute, clock)
+
+    @property
+    def per_minute(self) -> int:
+        return self._buckets.per_minute
+
+    async def take(self, key: str) -> bool:
+        return self._buckets.take(key)

@@ -3,9 +3,14 @@
 On SIGTERM or SIGINT the referee stops taking matches, lets running ones
 finish for the shutdown grace period, aborts the rest (marked aborted in the
 store, so a worker plays them again) and says which in its log. A replica of
-a tier drains first: it stops listening, so that new connections reach the
-other replicas, and tells its bots to reconnect there; its running matches
-go on reaching their seats through the relay while they finish.
+a tier that another live replica can stand in for drains first: it stops
+listening, so that new connections reach the others, and tells its bots to
+reconnect there; its running matches go on reaching their seats through the
+relay while they finish. The last replica of a tier (and a lone referee)
+keeps its bots and goes on listening while its matches finish: there is
+nowhere to send anyone. Calls still waiting for a match when the matches
+have stopped are answered (the match's end, or UNAVAILABLE "ask again")
+before the server ends what is left.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from prometheus_client import start_http_server
+from redis.exceptions import RedisError
 
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
@@ -36,6 +42,7 @@ from referee.seats import LocalSeats, Seats
 from referee.service import BotService, Gatekeeper, RefereeService
 from referee.sessions import SessionHub
 from referee.settings import RefereeSettings
+from referee.tier.limits import TierAllowance
 from referee.tier.placement import Placer
 from referee.tier.replica import Tier
 
@@ -65,6 +72,8 @@ class Referee:
     leases: asyncio.Task[None]
     presence: Presence
     presence_renewal: asyncio.Task[None]
+    stopped: asyncio.Event
+    """Set once a shutdown has stopped the matches: the waits still open are answered."""
     tier: Tier | None = None
 
     async def stop(self) -> dict[str, list[str]]:
@@ -72,13 +81,20 @@ class Referee:
         for name in ("", *SERVICE_NAMES):
             await self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
         grace = self.settings.shutdown_grace_s
+        self.manager.stop_taking()
         closing: asyncio.Task[None] | None = None
         if self.tier is not None:
-            self.manager.stop_taking()
-            # Stops listening now; calls under way (streams, waits) go on for the grace.
-            closing = asyncio.create_task(self.server.stop(grace=grace + 5.0))
-            await self.tier.drain("this referee replica is stopping; reconnect")
+            if await self._others_serve(self.tier):
+                # Stops listening now; calls under way (streams, waits) go on for the grace.
+                closing = asyncio.create_task(self.server.stop(grace=grace + 5.0))
+                await self.tier.drain("this referee replica is stopping; reconnect")
+            else:
+                log.info(
+                    "no other live replica to send the bots to: they stay here while the "
+                    "running matches finish"
+                )
         outcome = await self.manager.shutdown(grace)
+        self.stopped.set()
         for task in (self.leases, self.presence_renewal):
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -93,6 +109,15 @@ class Referee:
             await closing
         self.store.close()
         return outcome
+
+    @staticmethod
+    async def _others_serve(tier: Tier) -> bool:
+        """Whether another live replica, not draining, can take this one's bots."""
+        try:
+            await tier.beat()  # a fresh view: a replica stopped just before has left it
+        except (RedisError, OSError) as error:
+            log.warning("tier: cannot read the live replicas (%s); using the last view", error)
+        return any(replica.name != tier.replica and not replica.draining for replica in tier.live)
 
 
 async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None) -> Referee:
@@ -150,11 +175,21 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
             ("grpc.so_reuseport", 1 if tier is not None else 0),
         ],
     )
-    pb_grpc.add_BotServiceServicer_to_server(
-        BotService(settings, store, hub, gate, metrics), server
+    opens = (
+        None
+        if tier is None
+        else TierAllowance(
+            tier.clients.commands, "session-opens", settings.session_opens_per_minute
+        )
     )
+    pb_grpc.add_BotServiceServicer_to_server(
+        BotService(settings, store, hub, gate, metrics, opens), server
+    )
+    stopped = asyncio.Event()
     pb_grpc.add_RefereeServiceServicer_to_server(
-        RefereeService(settings, store, manager, gate, None if placer is None else placer.start),
+        RefereeService(
+            settings, store, manager, gate, None if placer is None else placer.start, stopped
+        ),
         server,
     )
     health_servicer = AsyncHealthServicer()
@@ -188,6 +223,7 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
         leases,
         presence,
         renewal,
+        stopped,
         tier,
     )
 
@@ -203,8 +239,10 @@ def serve_metrics(host: str, port: int, metrics: RefereeMetrics) -> None:
         ) from None
 
 
-async def serve(settings: RefereeSettings) -> int:
-    """Run a referee until SIGTERM or SIGINT; exit status 0 after a clean stop."""
+async def serve(
+    settings: RefereeSettings, signals: tuple[signal.Signals, ...] = (signal.SIGTERM, signal.SIGINT)
+) -> int:
+    """Run a referee until one of `signals`; exit status 0 after a clean stop."""
     # Before the metrics port opens: a referee refused its settings never listens.
     settings.check()
     metrics = RefereeMetrics.create()
@@ -223,7 +261,7 @@ async def serve(settings: RefereeSettings) -> int:
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGINT):
+    for signum in signals:
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(signum, stop.set)
     await stop.wait()

@@ -14,10 +14,10 @@ import grpc
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
 from ladder.records import MatchStatus
-from ladder.store import Bot, Conflict, MatchRequest, NotFound, Store
+from ladder.store import Bot, Conflict, Match, MatchRequest, NotFound, Store
 from referee import wire
 from referee.channels import Answer, RelayUnavailable
-from referee.limits import KeyedBuckets, TokenBucket
+from referee.limits import Allowance, KeyedBuckets, LocalAllowance, TokenBucket
 from referee.matches import BadMatch, MatchManager, ShuttingDown, Starter
 from referee.metrics import RefereeMetrics
 from referee.public import MAX_WATCHERS_PER_ADDRESS, TooManyWatchers, WatchUnavailable
@@ -33,6 +33,8 @@ RATE_WARNING_EVERY_S = 1.0
 """At most one rate-limit Error a second per session (the Errors must not flood too)."""
 REPLAY_CACHE_SIZE = 32
 """Finished matches whose Replay message is kept built (the most recently asked for)."""
+ASK_AGAIN = "this referee replica is stopping; ask again"
+"""UNAVAILABLE's details for a wait that a stopping replica cannot answer: another can."""
 
 
 MAX_DETAILS = 500
@@ -131,13 +133,15 @@ class BotService(pb_grpc.BotServiceServicer):
         hub: SessionHub,
         gate: Gatekeeper,
         metrics: RefereeMetrics,
+        opens: Allowance | None = None,
     ) -> None:
         self._settings = settings
         self._store = store
         self._hub = hub
         self._gate = gate
         self._metrics = metrics
-        self._opens = KeyedBuckets(settings.session_opens_per_minute)
+        # Per bot; in a tier, counted across the replicas (the bot may reach any).
+        self._opens = opens or LocalAllowance(settings.session_opens_per_minute)
         self._registrations = KeyedBuckets(settings.registrations_per_minute)
 
     async def Register(
@@ -163,7 +167,7 @@ class BotService(pb_grpc.BotServiceServicer):
         context: grpc.aio.ServicerContext[object, object],
     ) -> AsyncIterator[pb.RefereeMessage]:
         bot = await self._gate.bot(context)
-        if not self._opens.take(bot.id):
+        if not await self._opens.take(bot.id):
             await context.abort(
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
                 f"bot {bot.id} opened more than {self._settings.session_opens_per_minute} "
@@ -273,12 +277,15 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
         manager: MatchManager,
         gate: Gatekeeper,
         start: Starter | None = None,
+        stopped: asyncio.Event | None = None,
     ) -> None:
         self._settings = settings
         self._store = store
         self._manager = manager
         self._gate = gate
         self._start = manager.start if start is None else start
+        self._stopped = asyncio.Event() if stopped is None else stopped
+        """Set by a shutdown once this referee's matches have finished or been aborted."""
         self._reads = KeyedBuckets(settings.reads_per_minute)
         # A finished match's replay never changes, and building one (decoding the stored
         # logs, encoding every event) is the dearest call anyone may make: built once.
@@ -327,12 +334,36 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
         await self._gate.bound(self._reads, context, "match reads")
         try:
             if request.wait:
-                match = await self._manager.wait(request.match_id)
+                match = await self._wait(request.match_id, context)
             else:
                 match = await asyncio.to_thread(self._store.match, request.match_id)
         except NotFound as error:
             await context.abort(grpc.StatusCode.NOT_FOUND, brief(str(error)))
         return wire.match_message(match)
+
+    async def _wait(
+        self, match_id: str, context: grpc.aio.ServicerContext[object, object]
+    ) -> Match:
+        """The match once it no longer runs.
+
+        A wait still open when a shutdown has stopped this referee's matches is for a
+        match another replica plays (or nobody, its replica dead): it gets what the
+        store says or, while the match runs, UNAVAILABLE ASK_AGAIN, never the
+        cancellation of the calls left when the server stops.
+        """
+        waiting = asyncio.ensure_future(self._manager.wait(match_id))
+        stopped = asyncio.ensure_future(self._stopped.wait())
+        try:
+            done, _ = await asyncio.wait((waiting, stopped), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            waiting.cancel()
+            stopped.cancel()
+        if waiting in done:
+            return waiting.result()
+        match = await asyncio.to_thread(self._store.match, match_id)
+        if match.status == MatchStatus.RUNNING:
+            await context.abort(grpc.StatusCode.UNAVAILABLE, ASK_AGAIN)
+        return match
 
     async def WatchMatch(
         self, request: pb.GetMatchRequest, context: grpc.aio.ServicerContext[object, object]

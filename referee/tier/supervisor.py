@@ -4,8 +4,12 @@ Python plays a match on one core, so one referee process per core. The
 processes bind the same port with SO_REUSEPORT (as gRPC's multiprocessing
 example does): the kernel spreads new connections over them, and they
 share the bots through the relay. This process only supervises: it starts
-them, restarts one that dies, and on SIGTERM or SIGINT asks each to drain
-and waits for all.
+them, restarts one that dies, and on SIGTERM or SIGINT drains them one at
+a time: the next is told to stop only once the previous has exited, so that
+some process always listens and takes the bots the draining one sends away.
+The last one has nowhere to send them: it keeps them while its matches
+finish. The processes heed SIGTERM only (Ctrl-C in a terminal signals the
+whole process group: they would all drain at once).
 """
 
 from __future__ import annotations
@@ -48,7 +52,8 @@ def _serve_child(settings: RefereeSettings) -> None:
         level=logging.INFO,
         format=f"%(asctime)s %(levelname)s [{settings.replica}] %(name)s: %(message)s",
     )
-    raise SystemExit(asyncio.run(serve(settings)))
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    raise SystemExit(asyncio.run(serve(settings, signals=(signal.SIGTERM,))))
 
 
 class Supervisor:
@@ -115,12 +120,11 @@ class Supervisor:
         return self._shutdown()
 
     def _shutdown(self) -> int:
-        log.info("stopping %d referee processes", len(self._children))
-        for child in self._children.values():
+        log.info("stopping %d referee processes, one at a time", len(self._children))
+        worst = 0
+        for index, child in sorted(self._children.items()):
             if child.is_alive():
                 child.terminate()  # SIGTERM: the process drains, then exits
-        worst = 0
-        for index, child in self._children.items():
             child.join()
             code = child.exitcode or 0
             log.info("referee process %d stopped (%s)", index, code)

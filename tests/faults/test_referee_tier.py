@@ -10,7 +10,9 @@ exactly once, whatever the fault.
 (3) SIGTERM of each replica in turn (a rolling restart): no match is aborted;
 (4) Redis restarted empty mid-tournament: the registry is rebuilt from the live streams;
 (5) a bot that leaves its replica mid-turn and reconnects to another answers the request
-    sent again there, and is not struck.
+    sent again there, and is not struck;
+(6) SIGTERM to `arena referee --processes 2` mid-match: the processes drain one at a time, no
+    bot forfeits, and whoever waits on the match gets its result or "ask again".
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
 from ladder.models import MatchRow
 from tests.support.faults import Ledger, check_exact
-from tests.support.processes import Processes, wait_exit, wait_until
+from tests.support.processes import PYTHON, REPO, Processes, clean_env, wait_exit, wait_until
 from tests.support.referee import launch_referee, result_of
 from tests.support.services import RedisServer
 from tests.support.tier import REPLICAS, TierArena
@@ -112,6 +114,85 @@ def test_a_round_robin_spans_both_processes_and_counts_each_match_once(
     text = log.read_text()
     idle = re.findall(r"stopped: \d+ match(?:es)? played since the start; none was running", text)
     assert len(idle) == 2 and "stopped (0)" in text, text
+
+
+def match_status(arena: TierArena, match_id: str) -> str | None:
+    with arena.store.session() as session:
+        status = session.scalars(select(MatchRow.status).where(MatchRow.id == match_id)).first()
+    return None if status is None else str(status)
+
+
+class Waiter:
+    """A caller of GetMatch(wait) on a connection of its own (the kernel picks its process)."""
+
+    def __init__(self, address: str, match_id: str) -> None:
+        self.channel = grpc.insecure_channel(
+            address, options=[("grpc.use_local_subchannel_pool", 1)]
+        )
+        self.stub = pb_grpc.RefereeServiceStub(self.channel)
+        self.outcome: pb.Match | grpc.RpcError | None = None
+        grpc.channel_ready_future(self.channel).result(timeout=10)
+        self._thread = threading.Thread(target=self._wait, args=(match_id,), daemon=True)
+        self._thread.start()
+
+    def _wait(self, match_id: str) -> None:
+        try:
+            self.outcome = self.stub.GetMatch(
+                pb.GetMatchRequest(match_id=match_id, wait=True), timeout=FINISH_S
+            )
+        except grpc.RpcError as error:
+            self.outcome = error
+
+    def answer(self) -> str:
+        """What the first answer said: the match's status, or the failed call's status."""
+        self._thread.join(FINISH_S)
+        self.channel.close()
+        outcome = self.outcome
+        if isinstance(outcome, pb.Match):
+            return outcome.status
+        assert isinstance(outcome, grpc.Call), outcome
+        return f"{outcome.code().name}: {outcome.details()}"
+
+
+def test_a_supervisor_stopped_mid_match_drains_its_processes_one_at_a_time(
+    tier_processes: TierArena,
+) -> None:
+    """SIGTERM to `arena referee --processes 2` while a duplicate Golden 10 match of the 4 slow
+    bots (spread over both processes) plays: one process drains (its bots move to the other,
+    which still listens), then the last finishes its matches with its bots. Every process exits
+    0, no bot forfeits or is struck, the match is recorded finished, `arena match run` prints
+    it, and each other waiter gets the result or an UNAVAILABLE "ask again"."""
+    tier = tier_processes
+    tier.spread_bots()
+    match_id = "drain-" + uuid.uuid4().hex[:8]
+    bots = ",".join(tier.bot_ids)
+    out = (tier.workdir / "match-run.out").open("wb")
+    err = (tier.workdir / "match-run.err").open("wb")
+    run = subprocess.Popen(
+        [PYTHON, "-m", "arena_cli.main", "match", "run", "--game", "golden10", "--bots", bots,
+         "--duplicate", "--deadline-ms", "2000", "--seed", "7", "--match-id", match_id,
+         "--referee", tier.address, "--json"],
+        cwd=REPO, env=clean_env(), stdout=out, stderr=err,
+    )  # fmt: skip
+    wait_until(lambda: match_status(tier, match_id) == "running", 30, "the match to start")
+    waiters = [Waiter(tier.address, match_id) for _ in range(6)]
+    log = tier.workdir / "referee.log"
+    tier.supervisor.terminate()
+    assert wait_exit(tier.supervisor, 180) == 0, log.read_text()
+    text = log.read_text()
+    assert "referee process 0 stopped (0)" in text and "referee process 1 stopped (0)" in text, text
+    assert wait_exit(run, 30) == 0, (tier.workdir / "match-run.err").read_text()
+    printed = json.loads((tier.workdir / "match-run.out").read_text())
+    assert printed["status"] == "finished" and printed["forfeits"] == [], printed
+    assert match_status(tier, match_id) == "finished", text
+    with tier.store.session() as session:
+        result = dict(session.scalars(select(MatchRow.result).where(MatchRow.id == match_id)).one())
+    assert result["forfeits"] == [], json.dumps(result)
+    assert set(result["strikes"].values()) == {0}, json.dumps(result)
+    answers = [waiter.answer() for waiter in waiters]
+    print(answers)
+    ask_again = "UNAVAILABLE: this referee replica is stopping; ask again"
+    assert all(answer in ("finished", ask_again) for answer in answers), answers
 
 
 def all_held_by(arena: TierArena, replica: str) -> bool:

@@ -1,0 +1,89 @@
+"""Referee replicas in one process (`referee.server.start` with a relay on a Redis of the
+test's own): the bounds they share, and the readiness they report."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import grpc
+
+from cardarena_api.v1 import arena_pb2 as pb
+from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
+from referee.server import Referee, start
+from referee.settings import RefereeSettings
+from tests.support.services import RedisServer
+
+
+def run(test: Callable[[], Awaitable[None]]) -> None:
+    asyncio.run(asyncio.wait_for(test(), 90))
+
+
+@asynccontextmanager
+async def replicas(
+    tmp_path: Path, redis: RedisServer, *names: str, opens_per_minute: int = 30
+) -> AsyncIterator[list[Referee]]:
+    """Started replicas named `names` on one database and one relay, stopped afterwards."""
+    started = []
+    try:
+        for name in names:
+            settings = RefereeSettings(
+                listen="127.0.0.1:0",
+                database_url=f"sqlite:///{tmp_path / 'arena.db'}",
+                metrics_port=None,
+                relay_url=redis.url,
+                replica=name,
+                shutdown_grace_s=1,
+                session_opens_per_minute=opens_per_minute,
+            )
+            started.append(await start(settings))
+        yield started
+    finally:
+        for referee in started:
+            await referee.stop()
+
+
+def address(referee: Referee) -> str:
+    return f"127.0.0.1:{referee.port}"
+
+
+async def open_session(target: str, token: str) -> grpc.StatusCode:
+    """Open a session, read its Welcome and leave; OK, or the code it failed with."""
+    async with grpc.aio.insecure_channel(target) as channel:
+        call = pb_grpc.BotServiceStub(channel).Session(
+            iter([pb.BotMessage(hello=pb.Hello(capacity=1))]),
+            metadata=(("authorization", f"Bearer {token}"),),
+            timeout=10,
+        )
+        try:
+            first = await call.read()
+        except grpc.aio.AioRpcError as error:
+            return error.code()
+        assert isinstance(first, pb.RefereeMessage) and first.WhichOneof("kind") == "welcome"
+        call.cancel()
+        return grpc.StatusCode.OK
+
+
+def test_a_bots_session_opens_are_counted_across_the_tier(
+    tmp_path: Path, redis_server: RedisServer
+) -> None:
+    """2 opens a minute: one on each replica, then none on either."""
+
+    async def test() -> None:
+        async with replicas(tmp_path, redis_server, "a", "b", opens_per_minute=2) as (a, b):
+            async with grpc.aio.insecure_channel(address(a)) as channel:
+                reply = await pb_grpc.BotServiceStub(channel).Register(
+                    pb.RegisterRequest(name="opener", version="1", games=["golden10"])
+                )
+            assert await open_session(address(a), reply.token) == grpc.StatusCode.OK
+            assert await open_session(address(b), reply.token) == grpc.StatusCode.OK
+            assert await open_session(address(b), reply.token) == (
+                grpc.StatusCode.RESOURCE_EXHAUSTED
+            )
+            assert await open_session(address(a), reply.token) == (
+                grpc.StatusCode.RESOURCE_EXHAUSTED
+            )
+
+    run(test)
