@@ -10,9 +10,11 @@
     run(First(), "127.0.0.1:50051", token)
 
 `run` holds one session stream, answers Act requests for up to `capacity`
-matches at once, and reconnects with exponential back-off when the stream
-drops, or at once when the referee asks it to (a replica that drains, in a
-rolling update: the load balancer gives the new session another replica). A bad token stops it at once. `act` runs on the event loop: Python
+matches at once, and reconnects when the stream drops: at once when the
+referee asks it to (a replica that drains, in a rolling update: the load
+balancer gives the new session another replica), and with a back-off that is
+quick at first (`RETRY_DELAYS_S`) after a failure, so that a bot is back well
+within the referee's grace period. A bad token stops it at once. `act` runs on the event loop: Python
 bots gain nothing from threads, and a thread hand-off per move would cost
 more than a simple bot's whole answer.
 """
@@ -43,6 +45,44 @@ EOF = grpc.aio.EOF  # type: ignore[attr-defined]
 """What a call's read() returns at the end of the stream (missing from the type stubs)."""
 
 CLIENT = "card-arena-python-sdk/0.1"
+
+RETRY_DELAYS_S = (0.1, 0.2, 0.5, 1.0, 2.0, 3.0)
+"""Pauses before the retries after a session failed: quick at first, because a drop or a
+drain is usually over in a moment and the bot's seats wait only the grace period (10 s by
+default); then every 3 s (below the referee's bound of 30 session opens a minute)."""
+RETRY_JITTER = 0.2
+"""Each pause is scaled by a random factor within 1 +- this, so that the bots of a replica
+that went away do not all come back at the same instant."""
+
+
+class Backoff:
+    """The pauses between a bot's attempts to open a session.
+
+    Consecutive failures wait `delays` in turn (the last one from then on), each
+    jittered; a session that opened (it got its Welcome) starts them again, so a
+    bot that ran for days and lost its stream is back as quickly as a new one.
+    """
+
+    def __init__(
+        self,
+        delays: tuple[float, ...] = RETRY_DELAYS_S,
+        jitter: float = RETRY_JITTER,
+        draw: Callable[[], float] = random.random,
+    ) -> None:
+        self._delays = delays
+        self._jitter = jitter
+        self._draw = draw
+        self._failures = 0
+
+    def reset(self) -> None:
+        """A session was open: the next failure starts the quick pauses again."""
+        self._failures = 0
+
+    def next(self) -> float:
+        """The pause before the next attempt, after one more failure."""
+        delay = self._delays[min(self._failures, len(self._delays) - 1)]
+        self._failures += 1
+        return delay * (1 + self._jitter * (2 * self._draw() - 1))
 
 
 class AuthError(RuntimeError):
@@ -191,23 +231,27 @@ class BotRunner:
         """Ask the runner to end after the current session."""
         self._stop.set()
 
-    async def run(self, max_backoff_s: float = 5.0) -> None:
-        """Keep a session open, reconnecting with back-off, until stopped."""
-        backoff = 0.1
+    async def run(self, max_backoff_s: float = RETRY_DELAYS_S[-1]) -> None:
+        """Keep a session open, reconnecting with `Backoff` (pauses of at most
+        `max_backoff_s`), until stopped."""
+        backoff = Backoff(tuple(min(delay, max_backoff_s) for delay in RETRY_DELAYS_S))
         while not self._stop.is_set():
             failed: grpc.aio.AioRpcError | None = None
+            opened = self.stats.sessions
             try:
-                if await self._session():
-                    continue
-                backoff = 0.1
+                moved = await self._session()
             except AuthError:
                 raise
             except grpc.aio.AioRpcError as error:
                 failed = error
+                moved = False
+            if self.stats.sessions > opened:
+                backoff.reset()
+            if moved:
+                continue
             if self._stop.is_set():
                 break
-            delay = backoff * (1 + random.random() / 2)
-            backoff = min(backoff * 2, max_backoff_s)
+            delay = backoff.next()
             if failed is not None:
                 what = failed.details() or failed.code().name
                 log.warning(
