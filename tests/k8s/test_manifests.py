@@ -4,8 +4,9 @@ Each overlay is rendered with `kubectl kustomize` and every object is
 validated offline against the Kubernetes OpenAPI schemas of KUBERNETES_VERSION
 shipped by the kubernetes-validate package, strictly (no unknown fields).
 Then the arena's own rules: one beat; a referee tier of at least two
-replicas sharing a Redis relay, rolled without losing capacity and drained
-within its pods' grace period, with gRPC probes; requests and limits
+replicas sharing a Redis relay of their own (a password, reachable from the
+referee pods only), rolled without losing capacity and drained within its
+pods' grace period after a preStop pause, with gRPC probes; requests and limits
 everywhere; settings that agree with the ports, services and database they
 name; and a Grafana dashboard that charts exactly the metrics the processes
 export. Without kubectl or kubernetes-validate these tests are
@@ -124,6 +125,7 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[Doc]]:
     tree = _copy_tree(tmp_path_factory.mktemp("k8s"))
     (tree / "overlays" / "prod" / "secrets.env").write_text(
         "ARENA_ADMIN_TOKEN=test-admin-token\nPOSTGRES_PASSWORD=test-postgres-password\n"
+        "RELAY_PASSWORD=test-relay-password\n"
     )
     out: dict[str, list[Doc]] = {}
     for name, path in (
@@ -251,7 +253,7 @@ def test_prod_does_not_render_without_its_secrets(tmp_path: Path) -> None:
 
 def test_prod_secrets_replace_the_placeholders(rendered: dict[str, list[Doc]]) -> None:
     secret = find_prefixed(rendered["prod"], "Secret", "arena-secrets")
-    assert set(secret["data"]) == {"ARENA_ADMIN_TOKEN", "POSTGRES_PASSWORD"}
+    assert set(secret["data"]) == {"ARENA_ADMIN_TOKEN", "POSTGRES_PASSWORD", "RELAY_PASSWORD"}
     base = find_prefixed(rendered["base"], "Secret", "arena-secrets")
     assert set(base["data"]) == set(secret["data"])
     assert secret["data"] != base["data"]
@@ -296,38 +298,103 @@ def test_the_referee_is_a_tier_of_replicas(rendered: dict[str, list[Doc]], name:
     assert 1 <= budget["minAvailable"] < replicas
 
 
+def secret_variable(docs: list[Doc], container: Doc, name: str) -> str:
+    """The arena-secrets key that `container`'s variable `name` comes from (it has one)."""
+    (variable,) = [e for e in container.get("env", []) if e["name"] == name]
+    ref = variable["valueFrom"]["secretKeyRef"]
+    secret = find_prefixed(docs, "Secret", "arena-secrets")
+    assert ref["name"] == secret["metadata"]["name"], variable
+    assert ref["key"] in secret["data"], variable
+    key: str = ref["key"]
+    return key
+
+
+def relay_workload(docs: list[Doc]) -> Doc:
+    return find(docs, "Deployment", "relay")
+
+
 @pytest.mark.parametrize("name", ["base", *OVERLAYS])
-def test_the_referee_relay_is_the_in_cluster_redis(
+def test_the_relay_is_a_redis_of_its_own_with_a_password(
     rendered: dict[str, list[Doc]], name: str
 ) -> None:
+    """Whoever reaches the relay is as trusted as a replica (a `call start` message in an
+    inbox starts any match; the inboxes carry private hands): not the broker's Redis, and a
+    password from the Secret, which the referee puts in its URL."""
     docs = rendered[name]
-    settings = referee_settings(docs)
-    relay = urlsplit(settings["ARENA_RELAY_URL"])
-    assert relay.scheme == "redis"
+    referee = referee_container(docs)
+    env = [e["name"] for e in referee["env"]]
+    relay_env = next(e for e in referee["env"] if e["name"] == "ARENA_RELAY_URL")
+    relay = urlsplit(relay_env["value"])
+    assert relay.scheme in ("redis", "rediss")
+    assert relay.password == "$(RELAY_PASSWORD)" and not relay.username
+    # Kubernetes expands $(RELAY_PASSWORD) only from a variable defined before.
+    assert env.index("RELAY_PASSWORD") < env.index("ARENA_RELAY_URL")
+    key = secret_variable(docs, referee, "RELAY_PASSWORD")
+
     service = _services(docs)[relay.hostname or ""]
     assert _port(service, relay.port or 0)["targetPort"] == "redis"
-    redis = find(docs, "StatefulSet", "redis")["spec"]["template"]["metadata"]["labels"]
-    assert service["spec"]["selector"].items() <= redis.items()
-    # A database of its own: on the broker's Redis, not Celery's (nor the results',
-    # which default to the broker's).
-    assert re.fullmatch(r"/\d+", relay.path), relay.path
-    broker = urlsplit(settings["ARENA_BROKER_URL"])
-    if (relay.hostname, relay.port) == (broker.hostname, broker.port):
-        assert relay.path != (broker.path or "/0")
+    workload = relay_workload(docs)
+    pod = workload["spec"]["template"]
+    assert service["spec"]["selector"].items() <= pod["metadata"]["labels"].items()
+    # Not the broker's Redis: Celery's clients (web, workers, beat) never need it.
+    broker = urlsplit(config(docs)["ARENA_BROKER_URL"])
+    assert relay.hostname != broker.hostname
+    broker_pods = find(docs, "StatefulSet", "redis")["spec"]["template"]["metadata"]["labels"]
+    assert not service["spec"]["selector"].items() <= broker_pods.items()
+    # One relay at a time (two would split the tier), and it asks for the password.
+    assert workload["spec"]["replicas"] == 1
+    assert workload["spec"]["strategy"]["type"] == "Recreate"
+    (server,) = pod["spec"]["containers"]
+    args = server["args"]
+    assert args[args.index("--requirepass") + 1] == "$(RELAY_PASSWORD)"
+    assert secret_variable(docs, server, "RELAY_PASSWORD") == key
+
+
+@pytest.mark.parametrize("name", ["base", *OVERLAYS])
+def test_only_the_referees_reach_the_relay(rendered: dict[str, list[Doc]], name: str) -> None:
+    docs = rendered[name]
+    relay_pods = relay_workload(docs)["spec"]["template"]["metadata"]["labels"]
+    (policy,) = [
+        d
+        for d in docs
+        if d["kind"] == "NetworkPolicy"
+        and d["spec"]["podSelector"]["matchLabels"].items() <= relay_pods.items()
+    ]
+    assert policy["spec"]["policyTypes"] == ["Ingress"]
+    (rule,) = policy["spec"]["ingress"]
+    assert all(set(peer) == {"podSelector"} for peer in rule["from"])  # no namespace, no CIDR
+    selectors = [peer["podSelector"]["matchLabels"] for peer in rule["from"]]
+    admitted = {
+        d["metadata"]["name"]
+        for d, _spec in pod_specs(docs)
+        if any(
+            selector.items() <= d["spec"]["template"]["metadata"]["labels"].items()
+            for selector in selectors
+        )
+    }
+    assert admitted == {"referee"}, admitted
+    assert [p["port"] for p in rule["ports"]] == [6379]
 
 
 @pytest.mark.parametrize("name", ["base", *OVERLAYS])
 def test_a_draining_referee_finishes_within_its_grace_period(
     rendered: dict[str, list[Doc]], name: str
 ) -> None:
-    """SIGTERM drains: matches get ARENA_SHUTDOWN_GRACE_S, then the bots move and it exits."""
+    """Deleting a pod runs its preStop first, while the pod leaves the Service endpoints
+    but still listens; then SIGTERM drains it: matches get ARENA_SHUTDOWN_GRACE_S, then
+    the bots move and it exits. All within terminationGracePeriodSeconds."""
     spec = find(rendered[name], "Deployment", "referee")["spec"]["template"]["spec"]
     settings = referee_settings(rendered[name])
     assert "ARENA_SHUTDOWN_GRACE_S" in settings, "set it explicitly, beside the grace period"
     shutdown_grace = float(settings["ARENA_SHUTDOWN_GRACE_S"])
-    # Ten seconds beyond it for aborting the unfinished matches and exiting, or
-    # the kubelet kills the replica mid-drain.
-    assert spec["terminationGracePeriodSeconds"] >= shutdown_grace + 10
+    command = referee_container(rendered[name])["lifecycle"]["preStop"]["exec"]["command"]
+    assert command[0] == "sleep", command
+    pause = float(command[1])
+    # Endpoint removal reaches every kube-proxy within a few seconds.
+    assert 3 <= pause <= 15, pause
+    # The period counts from the preStop; ten seconds beyond the grace for aborting the
+    # unfinished matches and exiting, or the kubelet kills the replica mid-drain.
+    assert spec["terminationGracePeriodSeconds"] >= pause + shutdown_grace + 10
 
 
 @pytest.mark.parametrize("name", ["base", *OVERLAYS])
