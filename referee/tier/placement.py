@@ -6,6 +6,10 @@ replica that holds most of the match's bots, so that most seats are asked
 in-process and only the rest through Redis. The database still decides:
 the replica that stores the match first owns it, so StartMatch stays
 idempotent by match id across the tier.
+
+A replica that cannot reach Redis (not ready) takes no match: StartMatch
+on it fails with TierUnavailable (the caller tries another replica), and
+one forwarded to it is refused, so the forwarder plays it.
 """
 
 from __future__ import annotations
@@ -33,14 +37,21 @@ START = "start"
 """The relay call that starts a match on the replica it names."""
 
 
+class TierUnavailable(Exception):
+    """This replica cannot reach Redis (it is not ready): it takes no match now."""
+
+
 def placement(holders: Sequence[Holder | None], replicas: Sequence[Replica], me: str) -> str:
     """The replica a match should run on: the live one holding most of its seats.
 
-    Draining replicas take no match. A tie goes to `me` (no forwarding), then to
+    Draining replicas take no match, and a stale holder (its replica stopped
+    refreshing it) holds no seat. A tie goes to `me` (no forwarding), then to
     the replica with fewer matches; with no seat held anywhere, `me`.
     """
     open_ = {replica.name: replica for replica in replicas if not replica.draining}
-    seats = Counter(h.replica for h in holders if h is not None and h.replica in open_)
+    seats = Counter(
+        h.replica for h in holders if h is not None and not h.stale and h.replica in open_
+    )
     if not seats:
         return me
     best = max(seats.values())
@@ -60,6 +71,8 @@ class Placer:
         tier.relay.handle(START, self._started_for_another)
 
     async def _started_for_another(self, payload: dict[str, object]) -> dict[str, object]:
+        if not self._tier.ready:
+            raise TierUnavailable(f"replica {self._tier.replica} cannot reach Redis")
         match = await self._start_here(MatchRequest.from_json(payload))
         return dict(match.to_json())
 
@@ -71,13 +84,20 @@ class Placer:
         """
         tier = self._tier
         try:
-            holders = [await tier.locator.find(bot) for bot in dict.fromkeys(bots)]
+            holders = await tier.registry.locate_many(bots)
         except (RedisError, OSError):
             return tier.replica
-        return placement(holders, tier.live, tier.replica)
+        return placement(list(holders.values()), tier.live, tier.replica)
 
     async def start(self, request: MatchRequest) -> Match:
-        """Start `request` where most of its seats are; here if that replica fails to."""
+        """Start `request` where most of its seats are; here if that replica fails to.
+
+        Raises TierUnavailable while this replica cannot reach Redis.
+        """
+        if not self._tier.ready:
+            raise TierUnavailable(
+                f"replica {self._tier.replica} cannot reach Redis; it takes no match now"
+            )
         target = await self.place(request.bot_ids)
         if target == self._tier.replica:
             self._metrics.placements.labels("here").inc()

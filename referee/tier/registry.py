@@ -1,102 +1,261 @@
 """The live view the referee replicas share in Redis: who holds which bot, and who is alive.
 
-- `arena:sessions` (hash, bot id -> JSON): the replica holding the bot's
-  stream, the session id, its capacity and until when the entry holds. The
-  replica that opens a session writes it at once; every replica refreshes
-  its own each heartbeat. Of two live sessions of one bot the one opened
-  last wins: the other replica's refresh finds it and closes its own, stale
-  one (a half-open stream the bot has left).
-- `arena:replicas` (hash, name -> JSON): every replica with its expiry,
-  whether it drains, and its counts.
+- `arena:sessions` (hash, bot id -> `<session>|<order>|<capacity>|<replica>`)
+  and `arena:sessions:until` (sorted set, bot id scored by the entry's
+  expiry): the replica holding the bot's stream, the session, its capacity.
+  The replica that opens a session publishes it at once, taking its `order`
+  from the counter `arena:order`; every replica renews the expiry of the
+  entries that still name its sessions each heartbeat. Of two live sessions
+  of one bot the one published last wins: the other replica's heartbeat
+  finds a higher order and closes its own, stale one (a half-open stream
+  the bot has left).
+- `arena:replicas` (hash, name -> JSON of whether it drains and its counts)
+  and `arena:replicas:until` (sorted set, name scored by expiry): every
+  replica.
 - `arena:slots:<bot>` (sorted set, `<replica>|<match>` scored by expiry):
-  the matches a bot plays now on any replica, bounded by its capacity.
+  the matches a bot plays now on any replica, bounded by its capacity. A
+  heartbeat extends only the slots that are still there: one that expired
+  or was taken away is reported lost, never added again over the capacity.
 
-Everything expires unless refreshed, so a replica killed with SIGKILL
-leaves nothing that lasts; and everything is rewritten each heartbeat, so
-a Redis that restarted empty holds the whole view again within one beat.
-Expiries are wall-clock seconds: the replicas' clocks agree far better
-than the expiry (NTP), and Redis stays a plain store.
+Time is Redis's: every expiry is written and compared inside a script from
+`TIME`, in milliseconds, so the replicas' own clocks never meet. An entry
+whose expiry passed is reported stale for `tombstone_s`, then removed by
+the next heartbeat of any replica; and every key has an expiry of its own,
+renewed by each write, so a tier that is gone leaves nothing in Redis. The
+order counter, when missing (Redis restarted empty, or the tier was idle
+past its bound), starts again from Redis's time in microseconds: a session
+published after that outranks every one published before.
+
+Every call is one Redis round trip.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 import orjson
 import redis.asyncio as aioredis
 
 PREFIX = "arena:"
 SESSIONS = PREFIX + "sessions"
+SESSIONS_UNTIL = PREFIX + "sessions:until"
 REPLICAS = PREFIX + "replicas"
+REPLICAS_UNTIL = PREFIX + "replicas:until"
+ORDER = PREFIX + "order"
 
-HEARTBEAT_S = 1.0
-"""How often a replica rewrites its part of the registry."""
-EXPIRY_S = 5.0
-"""How long an entry holds unless refreshed: several beats, so a slow beat loses nothing."""
-TOMBSTONE_S = 60.0
-"""How long an expired entry is still reported (stale) before it is gone: past the grace and the lease."""
-
-# KEYS[1] sessions hash; ARGV: now, then (bot, value JSON, session id, opened) tuples.
-# Writes each entry unless a live session of the bot opened later holds it; returns the
-# bots that such a session holds (their session here is stale).
-REFRESH = """
-local stale = {}
-local now = tonumber(ARGV[1])
-for i = 2, #ARGV, 4 do
-  local bot, value, session, opened = ARGV[i], ARGV[i + 1], ARGV[i + 2], tonumber(ARGV[i + 3])
-  local held = redis.call('HGET', KEYS[1], bot)
-  local mine = true
-  if held then
-    local entry = cjson.decode(held)
-    mine = entry.session == session or entry['until'] < now or entry.opened < opened
-  end
-  if mine then
-    redis.call('HSET', KEYS[1], bot, value)
-  else
-    table.insert(stale, bot)
-  end
-end
-return stale
+# Redis's time in milliseconds (and in microseconds), shared by the scripts. (A number
+# goes into text through string.format: Lua's own conversion writes 1.7e+15.)
+NOW = """
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local now_us = tonumber(time[1]) * 1000000 + tonumber(time[2])
 """
 
-# KEYS[1] sessions hash; ARGV[1] bot, ARGV[2] session id: remove the entry if it is that session's.
+# The values in hash `hash` of `names`, read in chunks (unpack has a bound).
+VALUES = """
+local function values_of(hash, names)
+  local values = {}
+  for first = 1, #names, 1000 do
+    local chunk = redis.call('HMGET', hash, unpack(names, first, math.min(first + 999, #names)))
+    for _, value in ipairs(chunk) do
+      table.insert(values, value)
+    end
+  end
+  return values
+end
+"""
+
+# Drops (a thousand at most each beat) the entries of `hash` whose expiry in `untils`
+# passed more than `tombstone` ago, and bounds both keys' lives.
+SWEEP = """
+local function sweep(hash, untils, tombstone, bound)
+  local dead = redis.call('ZRANGEBYSCORE', untils, '-inf', string.format('(%d', now - tombstone), 'LIMIT', 0, 1000)
+  if #dead > 0 then
+    redis.call('HDEL', hash, unpack(dead))
+    redis.call('ZREM', untils, unpack(dead))
+  end
+  redis.call('PEXPIRE', hash, bound)
+  redis.call('PEXPIRE', untils, bound)
+end
+"""
+
+# KEYS sessions, sessions:until, order; ARGV bot, session, capacity|replica, expiry, bound.
+# Takes the next order and writes the entry over any other: the last published wins.
+PUBLISH = (
+    NOW
+    + """
+if redis.call('EXISTS', KEYS[3]) == 0 then
+  redis.call('SET', KEYS[3], now_us)
+end
+local order = redis.call('INCR', KEYS[3])
+redis.call('PEXPIRE', KEYS[3], ARGV[5])
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. string.format('|%d|', order) .. ARGV[3])
+redis.call('ZADD', KEYS[2], now + tonumber(ARGV[4]), ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+redis.call('PEXPIRE', KEYS[2], ARGV[5])
+return order
+"""
+)
+
+# KEYS sessions, sessions:until; ARGV bot, session: removes the entry if it is that session's.
 WITHDRAW = """
 local held = redis.call('HGET', KEYS[1], ARGV[1])
-if held and cjson.decode(held).session == ARGV[2] then
+if held and string.sub(held, 1, #ARGV[2] + 1) == ARGV[2] .. '|' then
+  redis.call('ZREM', KEYS[2], ARGV[1])
   return redis.call('HDEL', KEYS[1], ARGV[1])
 end
 return 0
 """
 
-# KEYS: one slots set per bot; ARGV: now, until, member, then one capacity per key.
-# Takes a slot of every bot, or of none when one of them is full (1 or 0).
-ACQUIRE = """
-local now, expiry, member = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
+# KEYS sessions, sessions:until, replicas, replicas:until, then one slots set per slot;
+# ARGV expiry, tombstone, bound, replica, its JSON, the number of sessions, then
+# (bot, session, order, capacity|replica) per session, then one member per slot.
+# Renews the expiry of each entry that still names its session (a session's entry is
+# written again when it is missing, dead, or of an older order); extends each slot still
+# live. Returns the bots held by a later session, the indexes of the lost slots, and the
+# live replicas (names, then their JSON).
+HEARTBEAT = (
+    NOW
+    + VALUES
+    + SWEEP
+    + """
+local expiry, tombstone, bound = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local expires = now + expiry
+redis.call('HSET', KEYS[3], ARGV[4], ARGV[5])
+redis.call('ZADD', KEYS[4], expires, ARGV[4])
+sweep(KEYS[3], KEYS[4], tombstone, bound)
+local stale = {}
+local count = tonumber(ARGV[6])
+local last = 6 + 4 * count
+for i = 7, last, 4 do
+  local bot, session, order = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
+  local held = redis.call('HGET', KEYS[1], bot)
+  local mine = held and string.sub(held, 1, #session + 1) == session .. '|'
+  local later = false
+  if held and not mine then
+    local held_order = tonumber(string.match(held, '^[^|]*|(%d+)|'))
+    local held_until = tonumber(redis.call('ZSCORE', KEYS[2], bot) or 0)
+    later = held_order > order and held_until >= now
+  end
+  if later then
+    table.insert(stale, bot)
+  else
+    if not mine then
+      redis.call('HSET', KEYS[1], bot, session .. '|' .. ARGV[i + 2] .. '|' .. ARGV[i + 3])
+    end
+    redis.call('ZADD', KEYS[2], expires, bot)
+  end
+end
+sweep(KEYS[1], KEYS[2], tombstone, bound)
+local lost = {}
+for i = 5, #KEYS do
+  local member = ARGV[last + i - 4]
+  local score = redis.call('ZSCORE', KEYS[i], member)
+  if score and tonumber(score) >= now then
+    redis.call('ZADD', KEYS[i], 'XX', expires, member)
+    redis.call('PEXPIREAT', KEYS[i], expires)
+  else
+    redis.call('ZREM', KEYS[i], member)
+    table.insert(lost, i - 5)
+  end
+end
+local names = redis.call('ZRANGEBYSCORE', KEYS[4], now, '+inf')
+return {stale, lost, names, values_of(KEYS[3], names)}
+"""
+)
+
+# KEYS a hash and its expiries: the live entries (names, then values).
+LIVE = (
+    NOW
+    + VALUES
+    + """
+local names = redis.call('ZRANGEBYSCORE', KEYS[2], now, '+inf')
+return {names, values_of(KEYS[1], names)}
+"""
+)
+
+# KEYS sessions, sessions:until; ARGV bots: each bot's entry and expiry, then Redis's time.
+LOCATE = (
+    NOW
+    + """
+local values = redis.call('HMGET', KEYS[1], unpack(ARGV))
+local untils = redis.call('ZMSCORE', KEYS[2], unpack(ARGV))
+return {values, untils, now}
+"""
+)
+
+# KEYS one slots set per bot: how many live slots each holds.
+BUSY = (
+    NOW
+    + """
+local counts = {}
 for i, key in ipairs(KEYS) do
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+  counts[i] = redis.call('ZCOUNT', key, now, '+inf')
+end
+return counts
+"""
+)
+
+# KEYS one slots set per bot; ARGV expiry, member, then one capacity per key.
+# Takes a slot of every bot, or of none when one of them is full (1 or 0).
+ACQUIRE = (
+    NOW
+    + """
+local member = ARGV[2]
+for i, key in ipairs(KEYS) do
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', string.format('(%d', now))
   if not redis.call('ZSCORE', key, member)
-     and redis.call('ZCARD', key) >= tonumber(ARGV[3 + i]) then
+     and redis.call('ZCARD', key) >= tonumber(ARGV[2 + i]) then
     return 0
   end
 end
+local expires = now + tonumber(ARGV[1])
 for _, key in ipairs(KEYS) do
-  redis.call('ZADD', key, expiry, member)
+  redis.call('ZADD', key, expires, member)
+  redis.call('PEXPIREAT', key, expires)
 end
 return 1
 """
+)
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """How often a replica beats and how long what it writes lives (short in tests)."""
+
+    heartbeat_s: float = 1.0
+    """How often a replica renews its part of the registry."""
+    expiry_s: float = 5.0
+    """How long an entry holds unless renewed: several beats, so a slow beat loses nothing."""
+    tombstone_s: float = 60.0
+    """How long an expired entry is still reported (stale), past the grace and the lease."""
+    unready_s: float = 3.0
+    """How long without a heartbeat that succeeds before a replica takes no match: less
+    than the expiry, so it stops before the others count it dead."""
+
+    def ms(self, seconds: float) -> int:
+        return round(seconds * 1000)
+
+    @property
+    def bound_ms(self) -> int:
+        """The life of a key no write renews any more."""
+        return self.ms(self.expiry_s + self.tombstone_s)
+
+
+DEFAULT_BOUNDS = Bounds()
 
 
 @dataclass(frozen=True)
 class Listed:
-    """A session as this replica lists it: whose, which, its capacity, when it opened."""
+    """A session as this replica lists it: whose, which, its capacity, its order."""
 
     bot_id: str
     session_id: str
     capacity: int
-    opened: float
+    order: int
+    """The number its publication took: of two sessions of a bot, the higher wins."""
 
 
 @dataclass(frozen=True)
@@ -109,7 +268,7 @@ class Holder:
     capacity: int
     stale: bool = False
     """The replica stopped refreshing the entry (it died, or Redis cannot reach it): reported
-    for TOMBSTONE_S after its expiry, then gone."""
+    for `tombstone_s` after its expiry, then gone."""
 
 
 @dataclass(frozen=True)
@@ -124,11 +283,14 @@ class Replica:
 
 @dataclass(frozen=True)
 class Beat:
-    """What a heartbeat learnt: this replica's stale sessions, and the live replicas."""
+    """What a heartbeat learnt."""
 
     stale: list[str]
     """Bots whose session here a later one, on another replica, replaced."""
+    lost: list[tuple[str, str]]
+    """(bot, match) slots of this replica that had expired or were gone: not renewed."""
     replicas: list[Replica]
+    """The live replicas, by name."""
 
 
 def slots_key(bot_id: str) -> str:
@@ -136,150 +298,161 @@ def slots_key(bot_id: str) -> str:
     return f"{PREFIX}slots:{bot_id}"
 
 
+def _text(raw: bytes | str) -> str:
+    return raw.decode() if isinstance(raw, bytes) else raw
+
+
 class Registry:
-    """One replica's access to the shared view (every call is one Redis round trip)."""
+    """One replica's access to the shared view."""
 
     def __init__(
-        self,
-        client: aioredis.Redis,
-        replica: str,
-        clock: Callable[[], float] = time.time,
+        self, client: aioredis.Redis, replica: str, bounds: Bounds = DEFAULT_BOUNDS
     ) -> None:
         self.client = client
         self.replica = replica
-        self._clock = clock
-        self._refresh = client.register_script(REFRESH)
+        self.bounds = bounds
+        self._publish = client.register_script(PUBLISH)
         self._withdraw = client.register_script(WITHDRAW)
+        self._heartbeat = client.register_script(HEARTBEAT)
+        self._live_entries = client.register_script(LIVE)
+        self._locate = client.register_script(LOCATE)
+        self._busy = client.register_script(BUSY)
         self._acquire = client.register_script(ACQUIRE)
 
-    def _session_args(self, session: Listed) -> list[Any]:
-        value = {
-            "replica": self.replica,
-            "session": session.session_id,
-            "capacity": session.capacity,
-            "opened": session.opened,
-            "until": self._clock() + EXPIRY_S,
-        }
-        return [session.bot_id, orjson.dumps(value), session.session_id, session.opened]
+    def _tail(self, capacity: int) -> str:
+        return f"{capacity}|{self.replica}"
 
-    async def publish(self, session: Listed) -> bool:
-        """Say this replica holds the bot's stream; False if a later session holds it."""
-        stale = await self._refresh(
-            keys=[SESSIONS], args=[self._clock(), *self._session_args(session)]
+    async def publish(self, bot_id: str, session_id: str, capacity: int) -> int:
+        """Say this replica holds the bot's stream; the order the session took."""
+        bounds = self.bounds
+        order = await self._publish(
+            keys=[SESSIONS, SESSIONS_UNTIL, ORDER],
+            args=[
+                bot_id,
+                session_id,
+                self._tail(capacity),
+                bounds.ms(bounds.expiry_s),
+                bounds.bound_ms,
+            ],
         )
-        return not stale
+        return int(order)
 
     async def withdraw(self, bot_id: str, session_id: str) -> None:
         """Remove the bot's entry if it still names this session."""
-        await self._withdraw(keys=[SESSIONS], args=[bot_id, session_id])
+        await self._withdraw(keys=[SESSIONS, SESSIONS_UNTIL], args=[bot_id, session_id])
 
     async def heartbeat(
         self,
         sessions: Sequence[Listed],
-        slots: Iterable[tuple[str, str]],
+        slots: Sequence[tuple[str, str]],
         draining: bool,
         matches: int,
     ) -> Beat:
-        """Rewrite this replica's entries, and read the live replicas, in one round trip.
+        """Renew this replica's entries and slots, and read the live replicas.
 
         `slots` are (bot, match) pairs of the matches this replica plays.
         """
-        now = self._clock()
-        args: list[Any] = [now]
+        bounds = self.bounds
+        me = {"draining": draining, "sessions": len(sessions), "matches": matches}
+        args: list[Any] = [
+            bounds.ms(bounds.expiry_s),
+            bounds.ms(bounds.tombstone_s),
+            bounds.bound_ms,
+            self.replica,
+            orjson.dumps(me),
+            len(sessions),
+        ]
         for session in sessions:
-            args += self._session_args(session)
-        async with self.client.pipeline(transaction=False) as pipe:
-            pipe.hset(
-                REPLICAS,
-                self.replica,
-                orjson.dumps(
-                    {
-                        "until": now + EXPIRY_S,
-                        "draining": draining,
-                        "sessions": len(sessions),
-                        "matches": matches,
-                    }
-                ),
-            )
-            for bot_id, match_id in slots:
-                pipe.zadd(slots_key(bot_id), {f"{self.replica}|{match_id}": now + EXPIRY_S})
-            await self._refresh(keys=[SESSIONS], args=args, client=pipe)
-            pipe.hgetall(REPLICAS)
-            *_, stale, replicas = await pipe.execute()
-        return Beat([bot.decode() for bot in stale], self._live(replicas))
+            args += [
+                session.bot_id,
+                session.session_id,
+                session.order,
+                self._tail(session.capacity),
+            ]
+        args += [f"{self.replica}|{match_id}" for _, match_id in slots]
+        keys = [SESSIONS, SESSIONS_UNTIL, REPLICAS, REPLICAS_UNTIL]
+        keys += [slots_key(bot_id) for bot_id, _ in slots]
+        stale, lost, names, values = await self._heartbeat(keys=keys, args=args)
+        return Beat(
+            [_text(bot) for bot in stale],
+            [slots[int(i)] for i in lost],
+            self._replicas(names, values),
+        )
 
     async def leave(self) -> None:
         """Remove this replica from the view (a clean stop)."""
-        await self.client.hdel(REPLICAS, self.replica)
+        async with self.client.pipeline(transaction=True) as pipe:
+            pipe.hdel(REPLICAS, self.replica)
+            pipe.zrem(REPLICAS_UNTIL, self.replica)
+            await pipe.execute()
 
     async def locate(self, bot_id: str) -> Holder | None:
         """Where `bot_id`'s stream is held, if anywhere alive."""
-        raw = cast(bytes | None, await self.client.hget(SESSIONS, bot_id))
-        return None if raw is None else self._holder(bot_id, raw)
+        holder = (await self.locate_many([bot_id]))[bot_id]
+        return None if holder is None or holder.stale else holder
 
     async def locate_many(self, bot_ids: Sequence[str]) -> dict[str, Holder | None]:
-        """Where each of `bot_ids` is held (one round trip); stale entries are reported so."""
-        raw = cast(list[bytes | None], await self.client.hmget(SESSIONS, list(bot_ids)))
-        now = self._clock()
+        """Where each of `bot_ids` is held, a stale entry reported as such (one round trip)."""
+        bots = list(dict.fromkeys(bot_ids))
+        if not bots:
+            return {}
+        values, untils, now = await self._locate(keys=[SESSIONS, SESSIONS_UNTIL], args=bots)
+        dead_before = int(now) - self.bounds.ms(self.bounds.tombstone_s)
         found: dict[str, Holder | None] = {}
-        for bot_id, value in zip(bot_ids, raw, strict=True):
-            found[bot_id] = None if value is None else self._entry(bot_id, value, now)
+        for bot_id, value, until in zip(bots, values, untils, strict=True):
+            if value is None or until is None or float(until) < dead_before:
+                found[bot_id] = None
+            else:
+                found[bot_id] = self._holder(bot_id, value, stale=float(until) < int(now))
         return found
 
-    def _entry(self, bot_id: str, raw: bytes, now: float) -> Holder | None:
-        entry = orjson.loads(raw)
-        if entry["until"] < now - TOMBSTONE_S:
-            return None
-        return Holder(
-            bot_id,
-            entry["replica"],
-            entry["session"],
-            entry["capacity"],
-            stale=entry["until"] < now,
-        )
+    @staticmethod
+    def _holder(bot_id: str, raw: bytes | str, stale: bool = False) -> Holder:
+        session, _order, capacity, replica = _text(raw).split("|", 3)
+        return Holder(bot_id, replica, session, int(capacity), stale)
 
     async def holders(self) -> list[Holder]:
         """Every bot connected to any live replica."""
-        raw = cast(dict[bytes, bytes], await self.client.hgetall(SESSIONS))
-        found = (self._holder(bot.decode(), value) for bot, value in raw.items())
-        return sorted((h for h in found if h is not None), key=lambda h: h.bot_id)
-
-    def _holder(self, bot_id: str, raw: bytes) -> Holder | None:
-        entry = orjson.loads(raw)
-        if entry["until"] < self._clock():
-            return None
-        return Holder(bot_id, entry["replica"], entry["session"], entry["capacity"])
+        names, values = await self._live_entries(keys=[SESSIONS, SESSIONS_UNTIL])
+        found = [
+            self._holder(_text(bot), value)
+            for bot, value in zip(names, values, strict=True)
+            if value is not None
+        ]
+        return sorted(found, key=lambda h: h.bot_id)
 
     async def replicas(self) -> list[Replica]:
         """The live replicas, by name."""
-        return self._live(cast(dict[bytes, bytes], await self.client.hgetall(REPLICAS)))
+        names, values = await self._live_entries(keys=[REPLICAS, REPLICAS_UNTIL])
+        return self._replicas(names, values)
 
-    def _live(self, raw: dict[bytes, bytes]) -> list[Replica]:
-        now = self._clock()
+    @staticmethod
+    def _replicas(names: list[bytes], values: list[bytes | None]) -> list[Replica]:
         live = []
-        for name, value in sorted(raw.items()):
-            entry = orjson.loads(value)
-            if entry["until"] >= now:
+        for name, value in sorted(zip(names, values, strict=True)):
+            if value is not None:
+                entry = orjson.loads(value)
                 live.append(
-                    Replica(name.decode(), entry["draining"], entry["sessions"], entry["matches"])
+                    Replica(_text(name), entry["draining"], entry["sessions"], entry["matches"])
                 )
         return live
 
     async def busy(self, bot_ids: Sequence[str]) -> dict[str, int]:
         """How many matches each bot plays now, on every replica."""
-        now = self._clock()
-        async with self.client.pipeline(transaction=False) as pipe:
-            for bot_id in bot_ids:
-                pipe.zcount(slots_key(bot_id), now, "+inf")
-            counts = await pipe.execute()
+        if not bot_ids:
+            return {}
+        counts = await self._busy(keys=[slots_key(bot) for bot in bot_ids])
         return dict(zip(bot_ids, (int(c) for c in counts), strict=True))
 
     async def acquire(self, bots: Sequence[str], capacities: Sequence[int], match_id: str) -> bool:
         """Take one slot of every bot for `match_id`, or none if one is full."""
-        now = self._clock()
-        keys = [slots_key(bot) for bot in bots]
         taken = await self._acquire(
-            keys=keys, args=[now, now + EXPIRY_S, f"{self.replica}|{match_id}", *capacities]
+            keys=[slots_key(bot) for bot in bots],
+            args=[
+                self.bounds.ms(self.bounds.expiry_s),
+                f"{self.replica}|{match_id}",
+                *capacities,
+            ],
         )
         return bool(taken)
 

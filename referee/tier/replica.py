@@ -6,6 +6,17 @@ wherever it is held, slots counted across the tier, placement of a match on
 the replica holding most of its seats, and draining (take no match, send the
 bots elsewhere) for rolling updates, and public watching of the matches
 that another replica plays (referee.tier.public).
+
+A replica is ready while it reaches Redis: once no heartbeat has succeeded
+for `Bounds.unready_s` it takes no match (`Tier.ready` is False, and
+`Tier.on_ready` hears of each change), and once its entries have expired
+for the others too (`Bounds.expiry_s`) it asks its bots to move to a
+replica that can serve them, as draining does.
+
+Matches waiting for slots are served in the order they came on one replica:
+only the first waiter that wants a bot tries for it. Across replicas there
+is no order: each replica's first waiter asks again every SLOT_POLL_S, and
+whichever asks first after a slot frees takes it.
 """
 
 from __future__ import annotations
@@ -15,6 +26,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from redis.exceptions import RedisError
@@ -25,15 +37,18 @@ from referee.seats import SLOT_POLL_S, Connected
 from referee.sessions import Reconnect, Session, SessionHub
 from referee.tier.channel import Locator, RelaySeatChannel
 from referee.tier.public import PublicTier
-from referee.tier.registry import HEARTBEAT_S, Listed, Registry, Replica
+from referee.tier.registry import DEFAULT_BOUNDS, Bounds, Listed, Registry, Replica
 from referee.tier.relay import Clients, Relay
 
 log = logging.getLogger(__name__)
 
 
-def listed(session: Session) -> Listed:
-    """The registry's view of a session of this replica."""
-    return Listed(session.bot_id, session.id, session.capacity, session.opened)
+@dataclass(eq=False)
+class Waiter:
+    """A match of this replica waiting for slots of its bots."""
+
+    match_id: str
+    bots: frozenset[str]
 
 
 class TierSeats:
@@ -41,6 +56,9 @@ class TierSeats:
 
     def __init__(self, tier: Tier) -> None:
         self._tier = tier
+        self._waiting: list[Waiter] = []
+        """In the order they came: only the first that wants a bot tries for it."""
+        self._changed = asyncio.Event()
 
     def channel(self, bot_id: str) -> SeatChannel:
         tier = self._tier
@@ -49,18 +67,47 @@ class TierSeats:
         )
 
     async def acquire(self, bots: Sequence[str], match_id: str) -> None:
-        """Wait for a slot of every bot on the whole tier (a bot nowhere gets one)."""
+        """Wait for a slot of every bot on the whole tier (a bot nowhere gets one).
+
+        Waiters here are served in the order they came: one that wants a bot an
+        earlier one waits for does not try, so a later match never overtakes it.
+        """
         tier = self._tier
-        while True:
-            try:
-                holders = [await tier.locator.find(bot) for bot in bots]
-                capacities = [1 if h is None else h.capacity for h in holders]
-                if await tier.registry.acquire(bots, capacities, match_id):
+        waiter = Waiter(match_id, frozenset(bots))
+        self._waiting.append(waiter)
+        try:
+            while True:
+                if self._first(waiter) and await self._try(bots, match_id):
                     tier.held[match_id] = tuple(bots)
                     return
-            except (RedisError, OSError) as error:
-                log.warning("match %s: cannot count its bots' slots (%s); waiting", match_id, error)
-            await asyncio.sleep(SLOT_POLL_S)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._changed.wait(), SLOT_POLL_S)
+        finally:
+            self._waiting.remove(waiter)
+            self._wake()
+
+    def _first(self, waiter: Waiter) -> bool:
+        """No earlier waiter wants any of its bots."""
+        for other in self._waiting:
+            if other is waiter:
+                return True
+            if other.bots & waiter.bots:
+                return False
+        raise AssertionError("the waiter is not waiting")
+
+    async def _try(self, bots: Sequence[str], match_id: str) -> bool:
+        registry = self._tier.registry
+        try:
+            holders = await registry.locate_many(bots)
+            capacities = [1 if (h := holders[bot]) is None else h.capacity for bot in bots]
+            return await registry.acquire(bots, capacities, match_id)
+        except (RedisError, OSError) as error:
+            log.warning("match %s: cannot count its bots' slots (%s); waiting", match_id, error)
+            return False
+
+    def _wake(self) -> None:
+        self._changed.set()
+        self._changed = asyncio.Event()
 
     async def release(self, bots: Sequence[str], match_id: str) -> None:
         tier = self._tier
@@ -70,6 +117,7 @@ class TierSeats:
         except (RedisError, OSError) as error:
             # The slots expire on their own when no heartbeat renews them.
             log.warning("match %s: cannot give back its slots (%s)", match_id, error)
+        self._wake()
 
     async def connected(self) -> list[Connected]:
         """Raises RelayUnavailable when Redis does not answer."""
@@ -92,6 +140,7 @@ class Tier:
         grace_s: float,
         metrics: RefereeMetrics,
         clock: Callable[[], float] = time.monotonic,
+        bounds: Bounds = DEFAULT_BOUNDS,
     ) -> None:
         self.replica = replica
         self.hub = hub
@@ -99,7 +148,8 @@ class Tier:
         self.metrics = metrics
         self.clock = clock
         self.clients = Clients.connect(url)
-        self.registry = Registry(self.clients.commands, replica)
+        self.bounds = bounds
+        self.registry = Registry(self.clients.commands, replica, bounds)
         self.relay = Relay(self.clients, replica, hub, metrics, clock)
         self.public = PublicTier(self.clients.commands, clock)
         """Public watching of matches played by another replica (started by the server)."""
@@ -110,58 +160,113 @@ class Tier:
         self.draining = False
         self.live: list[Replica] = []
         """The live replicas (this one too), as of the last heartbeat."""
+        self.ready = False
+        """This replica reaches Redis (a heartbeat succeeded within `Bounds.unready_s`)."""
+        self.on_ready: list[Callable[[bool], None]] = []
+        """Called with `ready` each time it changes."""
+        self._orders: dict[str, int] = {}
+        """The order each published session of this replica took, by session id."""
+        self._reached = clock()
+        """When the last heartbeat succeeded (or this replica was made)."""
+        self._moved = False
+        """This outage's bots were asked to move."""
         self._beat: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
-        """Join: publish this replica and its sessions, read the inbox, beat."""
+        """Join: publish this replica and its sessions, read the inbox, beat.
+
+        Not ready until a heartbeat succeeds (the heartbeat keeps trying).
+        """
         self.hub.on_open.append(self._opened)
         self.hub.on_close.append(self._closed)
         self.relay.start()
-        try:
-            await self.beat()
-        except (RedisError, OSError) as error:
-            log.warning(
-                "tier: Redis is unavailable at start (%s); the heartbeat keeps trying", error
-            )
+        await self._try_beat()
         self._beat = asyncio.create_task(self._keep_beating(), name="tier heartbeat")
 
     async def beat(self) -> None:
-        """Rewrite this replica's part of the registry once."""
-        sessions = [listed(s) for s in self.hub.connected()]
-        slots = [(bot, match) for match, bots in self.held.items() for bot in set(bots)]
+        """Renew this replica's part of the registry once (publishing what is not yet)."""
+        for unpublished in self.hub.connected():
+            if unpublished.id not in self._orders:
+                await self._publish(unpublished)
+        sessions = [
+            Listed(s.bot_id, s.id, s.capacity, self._orders[s.id])
+            for s in self.hub.connected()
+            if s.id in self._orders
+        ]
+        slots = [(bot, match) for match, bots in self.held.items() for bot in dict.fromkeys(bots)]
         beat = await self.registry.heartbeat(sessions, slots, self.draining, len(self.held))
+        self._reached = self.clock()
+        for bot_id, match_id in beat.lost:
+            # Renewing it now could take the bot past its capacity: the match plays on
+            # without the slot, and its lease (in the database) says whether it may.
+            log.warning(
+                "match %s: the slot of bot %s had expired or was gone; not renewed",
+                match_id,
+                bot_id,
+            )
+            if match_id in self.held:
+                self.held[match_id] = tuple(b for b in self.held[match_id] if b != bot_id)
         for bot_id in beat.stale:
-            session = self.hub.get(bot_id)
-            if session is not None:
+            stale = self.hub.get(bot_id)
+            if stale is not None:
                 log.info(
                     "bot %s holds a newer session on another replica; closing this one", bot_id
                 )
-                self.hub.close(session)
+                self.hub.close(stale)
         self.live = beat.replicas
         self.metrics.replicas_live.set(len(self.live))
 
     async def _keep_beating(self) -> None:
         while True:
-            await asyncio.sleep(HEARTBEAT_S)
-            try:
-                await self.beat()
-            except (RedisError, OSError) as error:
+            await asyncio.sleep(self.bounds.heartbeat_s)
+            await self._try_beat()
+
+    async def _try_beat(self) -> None:
+        """Beat once, a beat that takes longer than a heartbeat failing; then judge readiness."""
+        try:
+            await asyncio.wait_for(self.beat(), self.bounds.heartbeat_s)
+        except (RedisError, OSError, TimeoutError) as error:
+            if self.ready:
                 log.warning("tier: heartbeat failed (%s); trying again", error)
+        silent = self.clock() - self._reached
+        if silent < self.bounds.unready_s:
+            self._moved = False
+            self._set_ready(True)
+            return
+        self._set_ready(False)
+        if silent >= self.bounds.expiry_s and not self._moved:
+            # The others see this replica dead by now: its bots are better served elsewhere.
+            self._moved = True
+            log.warning("tier: Redis unreachable for %.1f s; asking the bots to move", silent)
+            self._move_bots("this referee replica cannot reach the relay; reconnect")
+
+    def _set_ready(self, ready: bool) -> None:
+        if ready == self.ready:
+            return
+        self.ready = ready
+        log.log(
+            logging.INFO if ready else logging.WARNING,
+            "tier: %s",
+            "ready (Redis answers)" if ready else "not ready: Redis does not answer",
+        )
+        for listener in self.on_ready:
+            listener(ready)
 
     def _opened(self, session: Session) -> None:
         self.locator.forget(session.bot_id)
         self._spawn(self._publish(session))
 
     async def _publish(self, session: Session) -> None:
-        if not await self.registry.publish(listed(session)):
-            log.info(
-                "bot %s opened a later session on another replica; closing this one", session.bot_id
-            )
-            self.hub.close(session)
+        # Of two sessions of a bot the one published last wins (a later publication
+        # elsewhere closes this one at this replica's next heartbeat).
+        order = await self.registry.publish(session.bot_id, session.id, session.capacity)
+        if not session.closed:
+            self._orders[session.id] = order
 
     def _closed(self, session: Session) -> None:
         self.locator.forget(session.bot_id)
+        self._orders.pop(session.id, None)
         self._spawn(self.registry.withdraw(session.bot_id, session.id))
 
     def _spawn(self, work: Coroutine[Any, Any, Any]) -> None:
@@ -187,6 +292,9 @@ class Tier:
         self.metrics.draining.set(1)
         with contextlib.suppress(RedisError, OSError):
             await self.beat()
+        self._move_bots(reason)
+
+    def _move_bots(self, reason: str) -> None:
         for session in self.hub.connected():
             session.send(Reconnect(reason))
 

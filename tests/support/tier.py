@@ -11,16 +11,14 @@ the kernel) and ledgers that count what a tournament left in the store.
 from __future__ import annotations
 
 import subprocess
-import time
 from pathlib import Path
 
 import grpc
-import orjson
 import redis
 from sqlalchemy import select
 
 from ladder.models import MatchRow, TournamentMatchRow
-from referee.tier.registry import REPLICAS as REPLICAS_KEY
+from referee.tier.registry import REPLICAS_UNTIL
 from tests.support.faults import FaultArena
 from tests.support.processes import Processes, free_port, wait_until
 from tests.support.referee import RefereeProc, referee_command
@@ -103,16 +101,17 @@ class TierArena(FaultArena):
         return text.count("referee listening on")
 
     def live_replicas(self) -> set[str]:
-        """The replicas whose registry entry has not expired."""
+        """The replicas whose registry entry has not expired (by Redis's clock, as the tier's)."""
         client = redis.Redis.from_url(self.relay_url)
         try:
-            raw = client.hgetall(REPLICAS_KEY)
+            seconds, micros = client.time()
+            now_ms = seconds * 1000 + micros // 1000
+            names = client.zrangebyscore(REPLICAS_UNTIL, now_ms, "+inf")
         except redis.RedisError:
             return set()
         finally:
             client.close()
-        now = time.time()
-        return {name.decode() for name, value in raw.items() if orjson.loads(value)["until"] > now}
+        return {name.decode() for name in names}
 
     def replica_log(self, name: str) -> str:
         return self.log_text(f"{name}-{self._starts[name]}")
