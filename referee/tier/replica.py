@@ -166,8 +166,9 @@ class Tier:
         """Called with `ready` each time it changes."""
         self._orders: dict[str, int] = {}
         """The order each published session of this replica took, by session id."""
-        self._reached = clock()
-        """When the last heartbeat succeeded (or this replica was made)."""
+        self._made = clock()
+        self._reached: float | None = None
+        """When the last heartbeat succeeded."""
         self._moved = False
         """This outage's bots were asked to move."""
         self._beat: asyncio.Task[None] | None = None
@@ -182,6 +183,8 @@ class Tier:
         self.hub.on_close.append(self._closed)
         self.relay.start()
         await self._try_beat()
+        if not self.ready:
+            log.warning("tier: Redis does not answer at start; not ready until a heartbeat does")
         self._beat = asyncio.create_task(self._keep_beating(), name="tier heartbeat")
 
     async def beat(self) -> None:
@@ -229,8 +232,9 @@ class Tier:
         except (RedisError, OSError, TimeoutError) as error:
             if self.ready:
                 log.warning("tier: heartbeat failed (%s); trying again", error)
-        silent = self.clock() - self._reached
-        if silent < self.bounds.unready_s:
+        reached = self._made if self._reached is None else self._reached
+        silent = self.clock() - reached
+        if self._reached is not None and silent < self.bounds.unready_s:
             self._moved = False
             self._set_ready(True)
             return

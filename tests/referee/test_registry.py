@@ -237,3 +237,21 @@ def test_a_replica_cut_off_from_redis_is_not_ready_and_sends_its_bots_away(
             assert changes == [False, True]
 
     run(test)
+
+
+def test_a_replica_that_starts_without_redis_is_ready_once_redis_answers(
+    redis_server: RedisServer,
+) -> None:
+    async def test() -> None:
+        redis_server.stop()
+        assert redis_server.proc is not None
+        redis_server.proc.wait(10)
+        async with tier(redis_server) as a:
+            assert not a.ready
+            changes: list[bool] = []
+            a.on_ready.append(changes.append)
+            await asyncio.to_thread(redis_server.start)
+            await eventually(lambda: asyncio.sleep(0, a.ready), "the tier to be ready")
+            assert changes == [True]
+
+    run(test)
