@@ -1,18 +1,18 @@
 """The live view the referee replicas share in Redis: who holds which bot, and who is alive.
 
-- `arena:sessions` (hash, bot id -> `<session>|<order>|<capacity>|<replica>`)
-  and `arena:sessions:until` (sorted set, bot id scored by the entry's
+- `arena:tier:sessions` (hash, bot id -> `<session>|<order>|<capacity>|<replica>`)
+  and `arena:tier:sessions:until` (sorted set, bot id scored by the entry's
   expiry): the replica holding the bot's stream, the session, its capacity.
   The replica that opens a session publishes it at once, taking its `order`
-  from the counter `arena:order`; every replica renews the expiry of the
+  from the counter `arena:tier:order`; every replica renews the expiry of the
   entries that still name its sessions each heartbeat. Of two live sessions
   of one bot the one published last wins: the other replica's heartbeat
   finds a higher order and closes its own, stale one (a half-open stream
   the bot has left).
-- `arena:replicas` (hash, name -> JSON of whether it drains and its counts)
-  and `arena:replicas:until` (sorted set, name scored by expiry): every
+- `arena:tier:replicas` (hash, name -> JSON of whether it drains and its counts)
+  and `arena:tier:replicas:until` (sorted set, name scored by expiry): every
   replica.
-- `arena:slots:<bot>` (sorted set, `<replica>|<match>` scored by expiry):
+- `arena:tier:slots:<bot>` (sorted set, `<replica>|<match>` scored by expiry):
   the matches a bot plays now on any replica, bounded by its capacity. A
   heartbeat extends only the slots that are still there: one that expired
   or was taken away is reported lost, never added again over the capacity.
@@ -39,11 +39,14 @@ import orjson
 import redis.asyncio as aioredis
 
 PREFIX = "arena:"
-SESSIONS = PREFIX + "sessions"
-SESSIONS_UNTIL = PREFIX + "sessions:until"
-REPLICAS = PREFIX + "replicas"
-REPLICAS_UNTIL = PREFIX + "replicas:until"
-ORDER = PREFIX + "order"
+REGISTRY = PREFIX + "tier:"
+"""The registry's keys, apart from those of the registry before it (JSON entries, wall-clock
+expiries): in a rolling update the two never read each other's entries."""
+SESSIONS = REGISTRY + "sessions"
+SESSIONS_UNTIL = REGISTRY + "sessions:until"
+REPLICAS = REGISTRY + "replicas"
+REPLICAS_UNTIL = REGISTRY + "replicas:until"
+ORDER = REGISTRY + "order"
 
 # Redis's time in milliseconds (and in microseconds), shared by the scripts. (A number
 # goes into text through string.format: Lua's own conversion writes 1.7e+15.)
@@ -295,7 +298,7 @@ class Beat:
 
 def slots_key(bot_id: str) -> str:
     """The sorted set of the matches `bot_id` plays now."""
-    return f"{PREFIX}slots:{bot_id}"
+    return f"{REGISTRY}slots:{bot_id}"
 
 
 def _text(raw: bytes | str) -> str:
