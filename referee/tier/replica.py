@@ -88,12 +88,8 @@ class TierSeats:
 
     def _first(self, waiter: Waiter) -> bool:
         """No earlier waiter wants any of its bots."""
-        for other in self._waiting:
-            if other is waiter:
-                return True
-            if other.bots & waiter.bots:
-                return False
-        raise AssertionError("the waiter is not waiting")
+        earlier = self._waiting[: self._waiting.index(waiter)]
+        return not any(other.bots & waiter.bots for other in earlier)
 
     async def _try(self, bots: Sequence[str], match_id: str) -> bool:
         registry = self._tier.registry
