@@ -55,6 +55,46 @@ SERVICE_NAMES = (
     pb.DESCRIPTOR.services_by_name["BotService"].full_name,
     pb.DESCRIPTOR.services_by_name["RefereeService"].full_name,
 )
+OTHERS_TIMEOUT_S = 2.0
+"""How long a stopping replica waits for Redis to say which other replicas are live."""
+LIVENESS = "liveness"
+"""A health name SERVING from the start to the stop, whatever the relay: a liveness probe
+asks it (a replica that cannot reach Redis is not ready, yet restarting it would only lose
+the matches it plays on its own seats)."""
+
+
+class Health:
+    """The referee's gRPC health, for "" and each service: SERVING while it runs and, in a
+    tier, reaches the relay (`Tier.on_ready`); NOT_SERVING for good once it stops.
+    LIVENESS is SERVING until the stop."""
+
+    def __init__(self, servicer: Any) -> None:
+        self.servicer = servicer
+        # Changes are applied in the order they came (asyncio.Lock is first come, first
+        # served): the last one wins, however the sets interleave.
+        self._lock = asyncio.Lock()
+        self._updates: set[asyncio.Task[None]] = set()
+
+    async def set(self, serving: bool) -> None:
+        status = (
+            health_pb2.HealthCheckResponse.SERVING
+            if serving
+            else health_pb2.HealthCheckResponse.NOT_SERVING
+        )
+        async with self._lock:
+            for name in ("", *SERVICE_NAMES):
+                await self.servicer.set(name, status)
+
+    def follow(self, ready: bool) -> None:
+        """A `Tier.on_ready` listener (a plain call: the servicer's set is a coroutine)."""
+        task = asyncio.get_running_loop().create_task(self.set(ready))
+        self._updates.add(task)
+        task.add_done_callback(self._updates.discard)
+
+    async def stop(self) -> None:
+        """NOT_SERVING from now on, whatever the tier says later."""
+        async with self._lock:
+            await self.servicer.enter_graceful_shutdown()
 
 
 @dataclass
@@ -67,7 +107,7 @@ class Referee:
     store: Store
     hub: SessionHub
     manager: MatchManager
-    health: Any
+    health: Health
     metrics: RefereeMetrics
     leases: asyncio.Task[None]
     presence: Presence
@@ -78,8 +118,7 @@ class Referee:
 
     async def stop(self) -> dict[str, list[str]]:
         """Shut down gracefully; returns the matches that finished and were aborted."""
-        for name in ("", *SERVICE_NAMES):
-            await self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+        await self.health.stop()
         grace = self.settings.shutdown_grace_s
         self.manager.stop_taking()
         closing: asyncio.Task[None] | None = None
@@ -114,8 +153,9 @@ class Referee:
     async def _others_serve(tier: Tier) -> bool:
         """Whether another live replica, not draining, can take this one's bots."""
         try:
-            await tier.beat()  # a fresh view: a replica stopped just before has left it
-        except (RedisError, OSError) as error:
+            # A fresh view: a replica stopped just before has left it.
+            await asyncio.wait_for(tier.beat(), OTHERS_TIMEOUT_S)
+        except (RedisError, OSError, TimeoutError) as error:
             log.warning("tier: cannot read the live replicas (%s); using the last view", error)
         return any(replica.name != tier.replica and not replica.draining for replica in tier.live)
 
@@ -207,8 +247,13 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
     if port == 0:
         raise OSError(f"cannot listen on {settings.listen}")
     await server.start()
-    for name in ("", *SERVICE_NAMES):
-        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    health_state = Health(health_servicer)
+    if tier is not None:
+        # Not ready while it cannot reach the relay: it could place no match, reach no
+        # seat on another replica, and its bots are better served elsewhere.
+        tier.on_ready.append(health_state.follow)
+    await health_servicer.set(LIVENESS, health_pb2.HealthCheckResponse.SERVING)
+    await health_state.set(tier is None or tier.ready)
     leases = asyncio.create_task(manager.keep_leases(), name="match leases")
     renewal = asyncio.create_task(presence.keep(), name="bot presence")
     return Referee(
@@ -218,7 +263,7 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
         store,
         hub,
         manager,
-        health_servicer,
+        health_state,
         metrics,
         leases,
         presence,

@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from referee.server import LIVENESS
 from tests.support.dashboard import (
     dashboard_metric_names,
     exported_metric_names,
@@ -412,9 +413,12 @@ def test_referee_probes_are_grpc(rendered: dict[str, list[Doc]], name: str) -> N
     referee = referee_container(rendered[name])
     grpc_port = next(p["containerPort"] for p in referee["ports"] if p["name"] == "grpc")
     assert config(rendered[name])["ARENA_REFEREE_LISTEN"] == f"0.0.0.0:{grpc_port}"
-    # Readiness is what takes a draining replica (health NOT_SERVING) out of the Services.
-    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
-        assert referee[probe]["grpc"] == {"port": grpc_port}, probe
+    # Readiness is what takes a draining replica, or one that cannot reach the relay
+    # (health NOT_SERVING), out of the Services. Startup and liveness ask the name that
+    # stays SERVING while the process runs: a replica without Redis is not restarted.
+    assert referee["readinessProbe"]["grpc"] == {"port": grpc_port}
+    for probe in ("startupProbe", "livenessProbe"):
+        assert referee[probe]["grpc"] == {"port": grpc_port, "service": LIVENESS}, probe
     # The kubelet stops liveness probes once a pod is being deleted, so a drain is
     # safe; still, a busy replica may miss a few checks before it is restarted.
     liveness = referee["livenessProbe"]

@@ -4,15 +4,19 @@ test's own): the bounds they share, and the readiness they report."""
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
-from referee.server import Referee, start
+from referee.server import LIVENESS, SERVICE_NAMES, Referee, start
 from referee.settings import RefereeSettings
 from tests.support.services import RedisServer
 
@@ -85,5 +89,47 @@ def test_a_bots_session_opens_are_counted_across_the_tier(
             assert await open_session(address(a), reply.token) == (
                 grpc.StatusCode.RESOURCE_EXHAUSTED
             )
+
+    run(test)
+
+
+async def statuses(target: str, names: tuple[str, ...]) -> set[str]:
+    """The health of each of `names` ("" for the whole server)."""
+    async with grpc.aio.insecure_channel(target) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        replies = [
+            await stub.Check(health_pb2.HealthCheckRequest(service=name), timeout=5)
+            for name in names
+        ]
+    return {health_pb2.HealthCheckResponse.ServingStatus.Name(r.status) for r in replies}
+
+
+async def health_becomes(target: str, status: str, timeout_s: float = 30.0) -> None:
+    """Wait until the server and its services are `status`; meanwhile it stays alive."""
+    deadline = time.monotonic() + timeout_s
+    while (seen := await statuses(target, ("", *SERVICE_NAMES))) != {status}:
+        assert time.monotonic() < deadline, f"health {seen}, waiting for {status}"
+        assert await statuses(target, (LIVENESS,)) == {"SERVING"}
+        await asyncio.sleep(0.1)
+
+
+def test_a_replica_that_cannot_reach_the_relay_is_not_serving_until_it_can_again(
+    tmp_path: Path, redis_server: RedisServer
+) -> None:
+    """Readiness follows the relay: with its Redis paused (SIGSTOP), the replica's health
+    turns NOT_SERVING (a load balancer sends nobody there), and SERVING again after; its
+    liveness stays SERVING throughout (nothing restarts it)."""
+    assert redis_server.proc is not None
+    pid = redis_server.proc.pid
+
+    async def test() -> None:
+        async with replicas(tmp_path, redis_server, "a") as (a,):
+            await health_becomes(address(a), "SERVING")
+            os.kill(pid, signal.SIGSTOP)
+            try:
+                await health_becomes(address(a), "NOT_SERVING")
+            finally:
+                os.kill(pid, signal.SIGCONT)
+            await health_becomes(address(a), "SERVING")
 
     run(test)
