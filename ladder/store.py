@@ -15,19 +15,31 @@ import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import create_engine, event, or_, select, update
+from sqlalchemy import (
+    ColumnElement,
+    String,
+    create_engine,
+    event,
+    func,
+    literal,
+    or_,
+    select,
+    type_coerce,
+    update,
+)
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.types import Interval
 
 from ladder.fairness import draw_seed
-from ladder.models import BotRow, MatchRow, ReplayRow
+from ladder.models import BotRow, MatchRow, ReplayRow, UTCDateTime
 from ladder.records import Bot, Match, MatchRequest, MatchResult, MatchStatus, Replay
 from ladder.settings import DEFAULT_DATABASE_URL, database_url
 
@@ -60,10 +72,14 @@ class Conflict(ValueError):
 
 @dataclass(frozen=True)
 class Lease:
-    """A referee replica's claim on the matches it plays, valid until `until`."""
+    """A referee replica's claim on the matches it plays: `seconds` long, renewed.
+
+    A length, not a moment: the database's clock, the one every replica
+    shares, says when a claim lapses (replicas' clocks differ).
+    """
 
     owner: str
-    until: datetime
+    seconds: float
 
 
 def hash_token(token: str) -> str:
@@ -242,10 +258,23 @@ class Store:
                 reason="",
                 created_at=utcnow(),
                 owner=None if lease is None else lease.owner,
-                lease_until=None if lease is None else lease.until,
+                lease_until=None if lease is None else self._database_now(lease.seconds),
             )
             session.add(row)
         return _match(row)
+
+    def _database_now(self, seconds: float = 0.0) -> ColumnElement[datetime]:
+        """The database's now, `seconds` on: the one clock all replicas' leases share."""
+        if self.engine.dialect.name == "sqlite":
+            # In the text UTCDateTime stores on SQLite, with microseconds (strftime
+            # gives milliseconds), so that stored moments and this one compare as text.
+            moment = func.strftime(
+                "%Y-%m-%d %H:%M:%f", "now", f"{seconds:+.3f} seconds", type_=String
+            )
+            return type_coerce(moment.concat("000"), UTCDateTime())
+        return type_coerce(
+            func.now() + literal(timedelta(seconds=seconds), Interval()), UTCDateTime()
+        )
 
     def match(self, match_id: str) -> Match:
         """The match with this id; raises NotFound."""
@@ -262,47 +291,54 @@ class Store:
         replays: Sequence[Replay],
         owner: str | None = None,
     ) -> None:
-        """Record a finished match with its replays, in one transaction.
+        """Record a running match finished, with its replays, in one transaction.
 
-        With `owner`, only while that replica still holds the running match: a
-        replica whose lease lapsed (the match aborted, maybe replayed elsewhere)
-        gets a Conflict instead of overwriting it.
+        With `owner`, only while that replica still holds it: a replica whose
+        lease lapsed (the match aborted, maybe played elsewhere) gets a Conflict
+        instead of overwriting it. One conditional UPDATE decides, so a finish
+        and an abort racing each other never both win.
         """
         with self.session() as session:
-            row = session.get(MatchRow, match_id)
-            if row is None:
-                raise NotFound(f"no match with id {match_id!r}")
-            if owner is not None and (row.owner != owner or row.status != MatchStatus.RUNNING):
+            finished = session.execute(
+                update(MatchRow)
+                .where(MatchRow.id == match_id, *_held(owner))
+                .values(status=MatchStatus.FINISHED, result=result.to_json(), finished_at=utcnow())
+                .execution_options(synchronize_session=False)
+            )
+            if not getattr(finished, "rowcount", 0):
+                row = session.get(MatchRow, match_id)
+                if row is None:
+                    raise NotFound(f"no match with id {match_id!r}")
                 raise Conflict(
-                    f"match {match_id!r} is no longer {owner}'s to finish: it is {row.status}"
-                    f" and held by {row.owner or 'nobody'}"
+                    f"match {match_id!r} is no longer {owner or 'anyone'}'s to finish: it is"
+                    f" {row.status} and held by {row.owner or 'nobody'}"
                 )
-            row.status = MatchStatus.FINISHED
-            row.result = result.to_json()
-            row.finished_at = utcnow()
-            row.replays = [
+            # Only now that the match is this call's: a lost race writes no replay.
+            session.add_all(
                 ReplayRow(
+                    match_id=match_id,
                     game_index=replay.game_index,
                     seats=list(replay.seats),
                     log=replay.log,
                     events=replay.events,
                 )
                 for replay in replays
-            ]
+            )
 
     def abort_match(self, match_id: str, reason: str, owner: str | None = None) -> None:
         """Mark a running match aborted (nothing of it is counted).
 
         With `owner`, only while that replica holds it: another replica may
-        have taken over the match once this one's lease lapsed.
+        have taken over the match once this one's lease lapsed. A match no
+        longer running (or not held) is left as it is.
         """
         with self.session() as session:
-            row = session.get(MatchRow, match_id)
-            mine = owner is None or (row is not None and row.owner == owner)
-            if row is not None and row.status == MatchStatus.RUNNING and mine:
-                row.status = MatchStatus.ABORTED
-                row.reason = reason
-                row.finished_at = utcnow()
+            session.execute(
+                update(MatchRow)
+                .where(MatchRow.id == match_id, *_held(owner))
+                .values(status=MatchStatus.ABORTED, reason=reason, finished_at=utcnow())
+                .execution_options(synchronize_session=False)
+            )
 
     def restart_match(self, match_id: str, lease: Lease | None = None) -> tuple[Match, bool]:
         """Set an aborted match running again (played from the start); True if this call did.
@@ -318,7 +354,7 @@ class Store:
                     status=MatchStatus.RUNNING,
                     reason="",
                     owner=None if lease is None else lease.owner,
-                    lease_until=None if lease is None else lease.until,
+                    lease_until=None if lease is None else self._database_now(lease.seconds),
                     finished_at=None,
                 )
                 .execution_options(synchronize_session=False)
@@ -326,42 +362,47 @@ class Store:
             won = bool(getattr(restarted, "rowcount", 0))
         return self.match(match_id), won
 
-    def renew_leases(self, lease: Lease) -> int:
-        """Extend the lease of every running match `lease.owner` plays; how many."""
+    def renew_leases(self, lease: Lease, match_ids: Sequence[str]) -> set[str]:
+        """Extend `lease.owner`'s claim on these matches, the ones it plays; those renewed.
+
+        Only matches it still holds running are renewed: one missing from the
+        answer is lost to this replica (aborted, maybe played elsewhere). A
+        match it holds in the database but no longer plays is not renewed, so
+        its lease runs out and a sweep aborts it.
+        """
+        if not match_ids:
+            return set()
         with self.session() as session:
-            renewed = session.execute(
+            renewed = session.scalars(
                 update(MatchRow)
-                .where(MatchRow.status == MatchStatus.RUNNING, MatchRow.owner == lease.owner)
-                .values(lease_until=lease.until)
+                .where(MatchRow.id.in_(list(match_ids)), *_held(lease.owner))
+                .values(lease_until=self._database_now(lease.seconds))
+                .returning(MatchRow.id)
                 .execution_options(synchronize_session=False)
             )
-            return int(getattr(renewed, "rowcount", 0) or 0)
+            return set(renewed)
 
-    def abort_abandoned(
-        self, now: datetime, reason: str, earlier_run_of: str | None = None
-    ) -> list[str]:
+    def abort_abandoned(self, reason: str, earlier_run_of: str | None = None) -> list[str]:
         """Abort the running matches nobody plays any more; their ids.
 
-        Those are the ones whose lease expired before `now` or that never had
-        one, and, for a replica starting again under its name, its own from
-        that earlier run (`earlier_run_of`). A live replica's matches, their
-        leases renewed, are left alone.
+        Those are the ones whose lease expired by the database's clock or that
+        never had one, and, for a replica starting again under its name, its
+        own from that earlier run (`earlier_run_of`). A live replica's
+        matches, their leases renewed, are left alone.
         """
         # A claim sets the owner and the lease together: no lease means no owner.
-        abandoned = or_(MatchRow.lease_until.is_(None), MatchRow.lease_until < now)
+        abandoned = or_(MatchRow.lease_until.is_(None), MatchRow.lease_until < self._database_now())
         if earlier_run_of is not None:
             abandoned = or_(abandoned, MatchRow.owner == earlier_run_of)
         with self.session() as session:
-            rows = list(
-                session.scalars(
-                    select(MatchRow).where(MatchRow.status == MatchStatus.RUNNING, abandoned)
-                )
+            aborted = session.scalars(
+                update(MatchRow)
+                .where(MatchRow.status == MatchStatus.RUNNING, abandoned)
+                .values(status=MatchStatus.ABORTED, reason=reason, finished_at=utcnow())
+                .returning(MatchRow.id)
+                .execution_options(synchronize_session=False)
             )
-            for row in rows:
-                row.status = MatchStatus.ABORTED
-                row.reason = reason
-                row.finished_at = utcnow()
-            return [row.id for row in rows]
+            return list(aborted)
 
     def replays(self, match_id: str) -> list[Replay]:
         """The replays of a match, in game order."""
@@ -370,6 +411,12 @@ class Store:
             if row is None:
                 raise NotFound(f"no match with id {match_id!r}")
             return [Replay(r.game_index, tuple(r.seats), r.log, r.events) for r in row.replays]
+
+
+def _held(owner: str | None) -> list[ColumnElement[bool]]:
+    """A match running, and held by `owner` unless None: the fence of every transition."""
+    running = MatchRow.status == MatchStatus.RUNNING
+    return [running] if owner is None else [running, MatchRow.owner == owner]
 
 
 def _bot(row: BotRow) -> Bot:

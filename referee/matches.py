@@ -13,7 +13,6 @@ import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import assert_never
 
 from sqlalchemy.exc import OperationalError
@@ -28,7 +27,6 @@ from ladder.store import (
     NotFound,
     Replay,
     Store,
-    utcnow,
 )
 from referee.channels import RelayUnavailable, SeatChannel
 from referee.metrics import RefereeMetrics
@@ -42,6 +40,8 @@ WAIT_POLL_S = 2.0
 """How often a wait for a match another replica plays reads its status, lacking word of its end."""
 STORE_RETRY_S = 300.0
 """How long a finished match's result may wait for the database before the match is aborted."""
+LEASE_LOST = "this referee replica lost its lease on the match"
+"""What watchers of a match are told when this replica stops playing it, its claim lost."""
 
 
 Starter = Callable[[MatchRequest], Awaitable[Match]]
@@ -94,11 +94,16 @@ class MatchManager:
         self._seats = seats
         self._replica = replica
         self._lease_s = lease_s
+        self._lease = Lease(replica, lease_s)
         self._limits = limits
         self._metrics = metrics
         self._bounds = bounds
         self._clock = clock
         self._tasks: dict[str, asyncio.Task[None]] = {}
+        # The matches not yet played to their result (a lost lease stops them), and
+        # those of them being stopped for that.
+        self._playing: set[str] = set()
+        self._lost: set[str] = set()
         self._events: dict[str, list[Event]] = {}
         self._watchers: dict[str, list[asyncio.Queue[Event | None]]] = {}
         self._requests: dict[str, MatchRequest] = {}
@@ -120,22 +125,22 @@ class MatchManager:
         """Ids of the matches being played now."""
         return list(self._tasks)
 
-    def _lease(self) -> Lease:
-        return Lease(self._replica, utcnow() + timedelta(seconds=self._lease_s))
-
     async def keep_leases(self) -> None:
-        """Until cancelled: renew this replica's claims, abort others' that expired.
+        """Until cancelled: renew the claims on the matches played here, abort others' that expired.
 
         Renewing three times a lease keeps a claim alive through a slow database
         write; a replica that died stops renewing, and after its lease its
         matches are aborted here and played again by the workers that asked.
+        A claim this replica could not renew is lost: it stops playing that match.
         """
         while True:
             await asyncio.sleep(self._lease_s / 3)
+            playing = self.running()
             try:
-                await asyncio.to_thread(self._store.renew_leases, self._lease())
+                renewed = await asyncio.to_thread(self._store.renew_leases, self._lease, playing)
+                self._lose([match_id for match_id in playing if match_id not in renewed])
                 aborted = await asyncio.to_thread(
-                    self._store.abort_abandoned, utcnow(), "its referee stopped renewing its lease"
+                    self._store.abort_abandoned, "its referee stopped renewing its lease"
                 )
             except OperationalError as error:
                 log.warning("leases: the database is unavailable (%s); trying again", error.orig)
@@ -146,6 +151,21 @@ class MatchManager:
                     len(aborted),
                     ", ".join(aborted),
                 )
+
+    def _lose(self, match_ids: list[str]) -> None:
+        """Stop playing these matches: their claims are no longer this replica's.
+
+        The database aborted them meanwhile (this replica's renewals failed for
+        longer than a lease), maybe another replica plays them now: their result
+        would not be ours to store. A match whose result is in hand is left to
+        finish_match, which refuses it.
+        """
+        for match_id in match_ids:
+            task = self._tasks.get(match_id)
+            if task is not None and match_id in self._playing and match_id not in self._lost:
+                log.warning("match %s: %s; it stops here", match_id, LEASE_LOST)
+                self._lost.add(match_id)
+                task.cancel()
 
     async def start(self, request: MatchRequest) -> Match:
         """Play `request` unless a match with its id exists; returns the match."""
@@ -161,9 +181,7 @@ class MatchManager:
             # Checked again under the lock: shutdown takes it to list what runs.
             if self._stopping:
                 raise ShuttingDown("the referee is shutting down")
-            match, created = await asyncio.to_thread(
-                self._store.create_match, request, self._lease()
-            )
+            match, created = await asyncio.to_thread(self._store.create_match, request, self._lease)
             if (
                 not created
                 and match.status == MatchStatus.ABORTED
@@ -171,7 +189,7 @@ class MatchManager:
             ):
                 # Only one replica restarts it: the others find it running.
                 match, created = await asyncio.to_thread(
-                    self._store.restart_match, request.id, self._lease()
+                    self._store.restart_match, request.id, self._lease
                 )
             if created:
                 self._events[request.id] = []
@@ -209,34 +227,29 @@ class MatchManager:
 
     async def _run(self, request: MatchRequest) -> None:
         bots = list(dict.fromkeys(request.bot_ids))
-        await self._seats.acquire(bots, request.id)
-        channels: dict[str, SeatChannel] = {bot: self._seats.channel(bot) for bot in bots}
-        move_latency = self._metrics.move_latency
-        latency = {
-            False: move_latency.labels(request.game, "local"),
-            True: move_latency.labels(request.game, "relay"),
-        }
-        runner = MatchRunner(
-            request,
-            channels,
-            self._limits,
-            on_event=lambda event: self._publish(request, event),
-            clock=self._clock,
-            on_latency=lambda seconds, relayed: latency[relayed].observe(seconds),
-            on_strike=lambda kind: self._count_strike(request.game, kind),
-        )
-        self._metrics.matches_running.inc()
+        self._playing.add(request.id)
+        acquired = False
         try:
-            result, replays = await runner.run()
+            await self._seats.acquire(bots, request.id)
+            acquired = True
+            self._metrics.matches_running.inc()
+            result, replays = await self._runner(request, bots).run()
+            # The result in hand, a lost lease no longer stops the match: finish_match refuses it.
+            self._playing.discard(request.id)
             await self._store_result(request.id, result, replays)
             self.played += 1
             self._metrics.matches_finished.labels(request.game, MatchStatus.FINISHED).inc()
             self._metrics.forfeits.labels(request.game).inc(len(result.forfeits))
             self._publish(request, {"type": EventType.MATCH_END, "result": result.to_json()})
         except asyncio.CancelledError:
-            await self._aborted(
-                request, "the referee stopped during the match", "the referee stopped"
-            )
+            if request.id in self._lost:
+                # The database aborted the match already, maybe another replica plays it:
+                # its row is not ours to write.
+                await self._aborted(request, None, LEASE_LOST)
+            else:
+                await self._aborted(
+                    request, "the referee stopped during the match", "the referee stopped"
+                )
             raise
         except RelayUnavailable as error:
             # Not the bots' fault: the match is played again rather than scored with strikes.
@@ -251,11 +264,31 @@ class MatchManager:
             log.exception("match %s failed", request.id)
             await self._aborted(request, f"referee error: {error}", str(error))
         finally:
-            self._metrics.matches_running.dec()
-            await self._seats.release(bots, request.id)
+            self._playing.discard(request.id)
+            self._lost.discard(request.id)
+            if acquired:
+                self._metrics.matches_running.dec()
+                await self._seats.release(bots, request.id)
             self._tasks.pop(request.id, None)
             self._close_watchers(request.id)
             self._on_end(request.id)
+
+    def _runner(self, request: MatchRequest, bots: list[str]) -> MatchRunner:
+        channels: dict[str, SeatChannel] = {bot: self._seats.channel(bot) for bot in bots}
+        move_latency = self._metrics.move_latency
+        latency = {
+            False: move_latency.labels(request.game, "local"),
+            True: move_latency.labels(request.game, "relay"),
+        }
+        return MatchRunner(
+            request,
+            channels,
+            self._limits,
+            on_event=lambda event: self._publish(request, event),
+            clock=self._clock,
+            on_latency=lambda seconds, relayed: latency[relayed].observe(seconds),
+            on_strike=lambda kind: self._count_strike(request.game, kind),
+        )
 
     async def _aborted(self, request: MatchRequest, stored: str | None, told: str) -> None:
         """Count the match aborted, store `stored` as its reason (unless None), tell watchers `told`."""

@@ -31,7 +31,7 @@ from redis.exceptions import RedisError
 
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
-from ladder.store import Store, utcnow
+from ladder.store import Store
 from ladder.wording import plural
 from referee.decoding import DecodeGuard
 from referee.matches import MatchManager
@@ -166,7 +166,6 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
     store = await asyncio.to_thread(Store, settings.database_url)
     aborted = await asyncio.to_thread(
         store.abort_abandoned,
-        utcnow(),
         "the referee restarted during the match",
         settings.replica_name,
     )

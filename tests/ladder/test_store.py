@@ -10,17 +10,17 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import create_engine, func, inspect, select
+from sqlalchemy import create_engine, func, inspect, select, update
 
 from ladder.models import Base, BotRow, MatchRow, ReplayRow
 from ladder.records import GameResult, MatchResult
-from ladder.store import Conflict, Lease, MatchRequest, NotFound, Replay, Store, migrate, utcnow
+from ladder.store import Conflict, Lease, MatchRequest, NotFound, Replay, Store, migrate
 from tests.support.services import postgres_schema
 
 
@@ -56,6 +56,16 @@ def request_for(match_id: str = "m1", **changes: object) -> MatchRequest:
     }
     fields.update(changes)
     return MatchRequest(**fields)  # type: ignore[arg-type]
+
+
+def expire(store: Store, match_id: str) -> None:
+    """Let the match's lease run out, as if its replica had stopped renewing it long ago."""
+    with store.session() as session:
+        session.execute(
+            update(MatchRow)
+            .where(MatchRow.id == match_id)
+            .values(lease_until=datetime(2000, 1, 1, tzinfo=UTC))
+        )
 
 
 def result_for(scores: tuple[int, ...], match_id: str = "m1") -> MatchResult:
@@ -219,13 +229,13 @@ def test_abort_abandoned_marks_only_running_matches(store: Store) -> None:
     for match_id in ("a", "b", "c"):
         store.create_match(request_for(match_id))
     store.finish_match("b", result_for((0, 0, 0), "b"), [])
-    aborted = store.abort_abandoned(utcnow(), "the referee restarted")
+    aborted = store.abort_abandoned("the referee restarted")
     assert sorted(aborted) == ["a", "c"]
     for match_id in ("a", "c"):
         match = store.match(match_id)
         assert (match.status, match.reason) == ("aborted", "the referee restarted")
     assert store.match("b").status == "finished"
-    assert store.abort_abandoned(utcnow(), "again") == []
+    assert store.abort_abandoned("again") == []
 
 
 def test_abort_match_and_restart_match(store: Store) -> None:
@@ -281,31 +291,31 @@ def test_migrations_produce_exactly_the_models_schema(db_url: str) -> None:
 def test_only_abandoned_matches_are_aborted(store: Store) -> None:
     """A live replica's matches (lease renewed) stay running; an expired lease, no
     lease, or the restarting replica's own earlier matches are aborted."""
-    now = utcnow()
-    live, expired = Lease("a", now + timedelta(seconds=30)), Lease("b", now - timedelta(seconds=1))
+    live = Lease("a", 30)
     store.create_match(request_for("live"), live)
-    store.create_match(request_for("expired"), expired)
+    store.create_match(request_for("expired"), Lease("b", 30))
+    expire(store, "expired")
     store.create_match(request_for("legacy"))
-    store.create_match(request_for("mine"), Lease("c", now + timedelta(seconds=30)))
-    assert sorted(store.abort_abandoned(now, "lease expired")) == ["expired", "legacy"]
-    assert store.abort_abandoned(now, "restarted", earlier_run_of="c") == ["mine"]
+    store.create_match(request_for("mine"), Lease("c", 30))
+    assert sorted(store.abort_abandoned("lease expired")) == ["expired", "legacy"]
+    assert store.abort_abandoned("restarted", earlier_run_of="c") == ["mine"]
     assert store.match("live").status == "running"
     # Renewing keeps a claim alive past its first lease; the other replica's stays expired.
-    later = now + timedelta(seconds=60)
-    assert store.renew_leases(Lease("a", later + timedelta(seconds=30))) == 1
-    assert store.abort_abandoned(later, "lease expired") == []
-    restarted, won = store.restart_match("expired", Lease("a", later + timedelta(seconds=30)))
+    expire(store, "live")
+    assert store.renew_leases(live, ["live"]) == {"live"}
+    assert store.abort_abandoned("lease expired") == []
+    restarted, won = store.restart_match("expired", live)
     assert (restarted.status, won) == ("running", True)
-    assert store.renew_leases(Lease("a", later + timedelta(seconds=60))) == 2
+    assert store.renew_leases(live, ["live", "expired"]) == {"live", "expired"}
 
 
 def test_a_replica_finishes_or_aborts_only_what_it_holds(store: Store) -> None:
     """A replica whose lease lapsed, its match taken over by another, neither
     finishes nor aborts that match any more."""
-    now = utcnow()
-    store.create_match(request_for(), Lease("a", now - timedelta(seconds=1)))
-    assert store.abort_abandoned(now, "lease expired") == ["m1"]
-    store.restart_match("m1", Lease("b", now + timedelta(seconds=30)))
+    store.create_match(request_for(), Lease("a", 30))
+    expire(store, "m1")
+    assert store.abort_abandoned("lease expired") == ["m1"]
+    store.restart_match("m1", Lease("b", 30))
     with pytest.raises(Conflict, match="no longer a's"):
         store.finish_match("m1", result_for((1, 2, 3)), [], owner="a")
     store.abort_match("m1", "a's referee stopped", owner="a")

@@ -1,0 +1,195 @@
+"""The database fences the ownership of running matches (issue 22, defects 4 to 6).
+
+Every transition of a running match is one conditional statement, so a
+finish and an abort racing each other never both win; leases are renewed for
+the matches a replica names, and measured by the database's clock, never by
+a replica's own.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import TypeVar
+
+import pytest
+
+import ladder.store
+from ladder.store import Conflict, Lease, NotFound, Store, utcnow
+from tests.ladder.test_store import expire, replays_for, request_for, result_for
+from tests.support.services import postgres_schema
+
+T = TypeVar("T")
+
+ROUNDS = 50
+SKEW = timedelta(seconds=10)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """An empty database of each kind."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'arena.db'}"
+    else:
+        with postgres_schema() as url:
+            yield url
+
+
+@pytest.fixture
+def store(db_url: str) -> Iterator[Store]:
+    store = Store(db_url)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+# Defect 4: one conditional statement per transition
+
+
+def finish(store: Store, match_id: str, barrier: threading.Barrier) -> bool:
+    """Replica a finishes its match; False if refused."""
+    barrier.wait()
+    try:
+        store.finish_match(match_id, result_for((3, 2, 1), match_id), replays_for(3), "a")
+    except Conflict:
+        return False
+    return True
+
+
+def sweep(store: Store, match_id: str, barrier: threading.Barrier) -> bool | None:
+    """Another replica's sweep; True if it says it aborted the match."""
+    barrier.wait()
+    return store.abort_abandoned("lease expired") == [match_id]
+
+
+def stop(store: Store, match_id: str, barrier: threading.Barrier) -> bool | None:
+    """Replica a's shutdown aborts its match; None: it does not say whether it did."""
+    barrier.wait()
+    store.abort_match(match_id, "the referee stopped", owner="a")
+    return None
+
+
+@pytest.mark.parametrize("abort", [sweep, stop], ids=["sweep", "shutdown"])
+def test_a_finish_and_an_abort_racing_end_in_one_consistent_outcome(
+    db_url: str, abort: Callable[[Store, str, threading.Barrier], bool | None]
+) -> None:
+    """Replica a finishes its match while another replica's sweep (a's lease having
+    lapsed) or a's own shutdown aborts it: one of the two wins, wholly."""
+    a, b = Store(db_url), Store(db_url, upgrade=False)
+    barrier = threading.Barrier(2)
+    outcomes: Counter[str] = Counter()
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            for n in range(ROUNDS):
+                match_id = f"race{n}"
+                a.create_match(request_for(match_id), Lease("a", 30))
+                if abort is sweep:
+                    expire(a, match_id)
+                finishing = pool.submit(finish, a, match_id, barrier)
+                aborting = pool.submit(abort, b, match_id, barrier)
+                finished, aborted = finishing.result(), aborting.result()
+                match, replays = a.match(match_id), a.replays(match_id)
+                outcome = (match.status, len(replays), finished, aborted)
+                if finished:
+                    assert outcome in {("finished", 3, True, False), ("finished", 3, True, None)}
+                else:
+                    assert outcome in {("aborted", 0, False, True), ("aborted", 0, False, None)}
+                outcomes[match.status] += 1
+    finally:
+        a.close()
+        b.close()
+    assert sum(outcomes.values()) == ROUNDS
+
+
+def test_a_finished_match_is_final(store: Store) -> None:
+    store.create_match(request_for(), Lease("a", 30))
+    store.finish_match("m1", result_for((3, 2, 1)), replays_for(2), owner="a")
+    store.abort_match("m1", "the referee stopped", owner="a")
+    expire(store, "m1")
+    assert store.abort_abandoned("lease expired") == []
+    with pytest.raises(Conflict, match="it is finished"):
+        store.finish_match("m1", result_for((1, 2, 3)), replays_for(1), owner="a")
+    match = store.match("m1")
+    assert (match.status, match.result) == ("finished", result_for((3, 2, 1)))
+    assert store.replays("m1") == replays_for(2)
+
+
+def test_an_aborted_match_is_not_finished_and_gets_no_replays(store: Store) -> None:
+    store.create_match(request_for(), Lease("a", 30))
+    expire(store, "m1")
+    assert store.abort_abandoned("lease expired") == ["m1"]
+    with pytest.raises(Conflict, match="it is aborted"):
+        store.finish_match("m1", result_for((1, 2, 3)), replays_for(2), owner="a")
+    with pytest.raises(Conflict, match="it is aborted"):
+        store.finish_match("m1", result_for((1, 2, 3)), replays_for(2))
+    match = store.match("m1")
+    assert (match.status, match.reason, match.result) == ("aborted", "lease expired", None)
+    assert store.replays("m1") == []
+    with pytest.raises(NotFound):
+        store.finish_match("nope", result_for((1, 2, 3), "nope"), [], owner="a")
+
+
+# Defect 5: the leases renewed are those of the matches the replica plays
+
+
+def test_only_the_matches_named_are_renewed(store: Store) -> None:
+    """A replica renews the matches it plays; one it holds in the database but no
+    longer plays is left to expire, and one taken from it is not renewed."""
+    mine = Lease("a", 30)
+    for match_id in ("playing", "forgotten", "taken"):
+        store.create_match(request_for(match_id), mine)
+        expire(store, match_id)
+    store.abort_match("taken", "aborted by another replica's sweep")
+    store.restart_match("taken", Lease("b", 30))
+    expire(store, "taken")
+    renewed = store.renew_leases(mine, ["playing", "taken", "unknown"])
+    assert renewed == {"playing"}
+    assert store.renew_leases(mine, []) == set()
+    assert sorted(store.abort_abandoned("lease expired")) == ["forgotten", "taken"]
+    assert store.match("playing").status == "running"
+
+
+# Defect 6: the database's clock, not a replica's
+
+
+def skewed(monkeypatch: pytest.MonkeyPatch, offset: timedelta, call: Callable[[], T]) -> T:
+    """`call` made by a replica whose own clock is `offset` off."""
+
+    def clock() -> datetime:
+        return utcnow() + offset
+
+    with monkeypatch.context() as patched:
+        patched.setattr(ladder.store, "utcnow", clock)
+        return call()
+
+
+@pytest.mark.parametrize("offset", [SKEW, -SKEW], ids=["ahead", "behind"])
+def test_a_replica_with_a_skewed_clock_changes_no_lease_outcome(
+    store: Store, monkeypatch: pytest.MonkeyPatch, offset: timedelta
+) -> None:
+    """Replica a's clock is 10 s off; leases are 5 s. Neither replica's sweep aborts
+    the other's live match, and each one's match, once expired, is aborted."""
+    lease_a, lease_b = Lease("a", 5), Lease("b", 5)
+    skewed(monkeypatch, offset, lambda: store.create_match(request_for("a's"), lease_a))
+    store.create_match(request_for("b's"), lease_b)
+    assert skewed(monkeypatch, offset, lambda: store.abort_abandoned("lease expired")) == []
+    assert store.abort_abandoned("lease expired") == []
+    assert skewed(monkeypatch, offset, lambda: store.renew_leases(lease_a, ["a's"])) == {"a's"}
+    assert store.renew_leases(lease_b, ["b's"]) == {"b's"}
+    assert skewed(monkeypatch, offset, lambda: store.abort_abandoned("lease expired")) == []
+    assert store.abort_abandoned("lease expired") == []
+    # A restart claims by the database's clock too.
+    store.abort_match("b's", "the referee stopped", owner="b")
+    skewed(monkeypatch, offset, lambda: store.restart_match("b's", lease_a))
+    assert store.abort_abandoned("lease expired") == []
+    assert {store.match(m).status for m in ("a's", "b's")} == {"running"}
+    # Expired, by the database's clock, whoever sweeps.
+    expire(store, "a's")
+    assert store.abort_abandoned("lease expired") == ["a's"]
+    expire(store, "b's")
+    assert skewed(monkeypatch, offset, lambda: store.abort_abandoned("lease expired")) == ["b's"]
