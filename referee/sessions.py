@@ -51,8 +51,6 @@ class Session:
     observation_json: bool = False
     """The bot asked for each observation's JSON besides its typed form."""
     id: str = field(default_factory=lambda: uuid.uuid4().hex)
-    opened: float = field(default_factory=time.time)
-    """Wall-clock time it opened: of two sessions of a bot on two replicas, the later wins."""
     outbox: asyncio.Queue[Outgoing | None] = field(default_factory=asyncio.Queue)
     pending: dict[str, asyncio.Future[Answer]] = field(default_factory=dict)
     seats: dict[str, int] = field(default_factory=dict)
