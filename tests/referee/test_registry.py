@@ -187,10 +187,11 @@ def test_matches_waiting_for_a_bot_are_served_in_the_order_they_came(
             await a.beat()
             await a.seats.acquire(["x"], "m1")
             await a.seats.acquire(["y"], "m0")
+            # Each waiter queues at its first step, before it awaits anything.
             second = asyncio.create_task(a.seats.acquire(["x", "y"], "m2"))
-            await asyncio.sleep(0.1)
+            await asyncio.sleep(0)
             third = asyncio.create_task(a.seats.acquire(["x"], "m3"))
-            await asyncio.sleep(0.1)
+            await asyncio.sleep(0)
             await a.seats.release(["x"], "m1")
             await asyncio.sleep(1.5)  # three polls: the overtaking this test rules out
             assert not third.done() and not second.done()
