@@ -52,7 +52,11 @@ class BadMatch(ValueError):
     """A match request that cannot be played; the message says why."""
 
 
-class ShuttingDown(BadMatch):
+class Unavailable(BadMatch):
+    """This referee takes no new match now (another may): the caller asks again."""
+
+
+class ShuttingDown(Unavailable):
     """The referee is stopping: it takes no new match (another referee may)."""
 
 

@@ -18,7 +18,7 @@ from ladder.store import Bot, Conflict, Match, MatchRequest, NotFound, Store
 from referee import wire
 from referee.channels import Answer, RelayUnavailable
 from referee.limits import Allowance, KeyedBuckets, LocalAllowance, TokenBucket
-from referee.matches import BadMatch, MatchManager, ShuttingDown, Starter
+from referee.matches import BadMatch, MatchManager, Starter, Unavailable
 from referee.metrics import RefereeMetrics
 from referee.public import MAX_WATCHERS_PER_ADDRESS, TooManyWatchers, WatchUnavailable
 from referee.sessions import Problem, SessionHub
@@ -320,7 +320,7 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
         )
         try:
             match = await self._start(match_request)
-        except ShuttingDown as error:
+        except Unavailable as error:
             await context.abort(grpc.StatusCode.UNAVAILABLE, brief(str(error)))
         except BadMatch as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(str(error)))

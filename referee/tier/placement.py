@@ -22,7 +22,7 @@ from redis.exceptions import RedisError
 
 from ladder.records import Match, MatchRequest
 from ladder.store import Conflict
-from referee.matches import BadMatch, Starter
+from referee.matches import BadMatch, Starter, Unavailable
 from referee.metrics import RefereeMetrics
 from referee.tier.registry import Holder, Replica
 from referee.tier.relay import CallFailed
@@ -37,7 +37,7 @@ START = "start"
 """The relay call that starts a match on the replica it names."""
 
 
-class TierUnavailable(Exception):
+class TierUnavailable(Unavailable):
     """This replica cannot reach Redis (it is not ready): it takes no match now."""
 
 

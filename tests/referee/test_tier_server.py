@@ -128,6 +128,20 @@ def test_a_replica_that_cannot_reach_the_relay_is_not_serving_until_it_can_again
             os.kill(pid, signal.SIGSTOP)
             try:
                 await health_becomes(address(a), "NOT_SERVING")
+                # Nor does it take a match: the caller is told to ask another replica.
+                async with grpc.aio.insecure_channel(address(a)) as channel:
+                    try:
+                        await pb_grpc.RefereeServiceStub(channel).StartMatch(
+                            pb.StartMatchRequest(
+                                match_id="m1", game="golden10", players=3, bot_ids=["x", "y", "z"]
+                            ),
+                            timeout=10,
+                        )
+                    except grpc.aio.AioRpcError as error:
+                        assert error.code() == grpc.StatusCode.UNAVAILABLE, error
+                        assert "cannot reach Redis" in (error.details() or ""), error
+                    else:
+                        raise AssertionError("StartMatch succeeded on a replica without Redis")
             finally:
                 os.kill(pid, signal.SIGCONT)
             await health_becomes(address(a), "SERVING")
