@@ -4,29 +4,56 @@ A seat whose bot holds its stream here is asked directly, as a lone referee
 does; one whose bot is on another replica is asked through the relay. The
 channel follows the bot: when it moves (its replica drained, died, or it
 reconnected), the request waiting for it is sent again where it is now,
-with what is left of its deadline. A bot found nowhere has the grace period
-to come back, as with a lone referee.
+with what is left of its deadline.
+
+A relayed request is sent again until its holder acknowledges it, and no
+answer by the deadline is the bot's timeout only on the holder's word (its
+verdict); a request the relay could not carry, or whose verdict does not
+come, aborts the match (RelayUnavailable), as does a bot whose replica died
+under it. While it waits, the channel looks the bot up again only when
+something says it may have moved: a `moved` reply, a session opening or
+closing here, its holder missing from the live replicas of the last
+heartbeat, or its holder not acknowledging the request.
+
+A bot found nowhere has the grace period to come back, as with a lone
+referee; one whose replica died has it too, but past it (or past the move's
+deadline) the relay is at fault, not the bot.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from enum import Enum
+from typing import Any
 
 from redis.exceptions import RedisError
 
 from ladder.records import Notice
-from referee.channels import ActRequest, Answer, RelayUnavailable, SeatTimeout
+from referee.channels import ActRequest, Answer, RelayUnavailable, SeatGone, SeatTimeout
 from referee.metrics import RefereeMetrics
 from referee.sessions import SessionHub, absence_wait
-from referee.tier.registry import Holder, Registry
-from referee.tier.relay import Relay
+from referee.tier.registry import Holder, Registry, Replica
+from referee.tier.relay import Asked, Outcome, Relay
 
 POLL_S = 0.25
-"""How often a relayed request that waits looks whether its bot moved (or died with its replica)."""
+"""How often a bot found nowhere (or on a dead replica) is looked for, and Redis tried again."""
 CACHE_S = 1.0
 """How long a bot's location is trusted without asking Redis (a `moved` reply corrects it)."""
+RESEND_S = 0.2
+"""How long a request waits for its holder's acknowledgement (or verdict) before it is sent again."""
+LIVE_S = 1.0
+"""How often an acknowledged request looks whether its holder is still among the live replicas."""
+VERDICT_S = 1.0
+"""How long past the deadline the holder's verdict may take before the relay is at fault."""
+
+
+class Away(Enum):
+    """Why a relayed request left its holder without an answer."""
+
+    MOVED = "the bot may be elsewhere (it moved, or came here)"
+    ORPHANED = "the holder is dead: not among the live replicas, or silent while the bot moved"
 
 
 class Locator:
@@ -38,12 +65,12 @@ class Locator:
         self._known: dict[str, tuple[float, Holder | None]] = {}
 
     async def find(self, bot_id: str, fresh: bool = False) -> Holder | None:
-        """The bot's holder; `fresh` asks Redis whatever is remembered."""
+        """The bot's holder, stale if its replica stopped refreshing it; `fresh` asks Redis."""
         now = self._clock()
         known = self._known.get(bot_id)
         if not fresh and known is not None and now - known[0] < CACHE_S:
             return known[1]
-        holder = await self._registry.locate(bot_id)
+        holder = (await self._registry.locate_many([bot_id]))[bot_id]
         self._known[bot_id] = (now, holder)
         return holder
 
@@ -63,6 +90,7 @@ class RelaySeatChannel:
         bot_id: str,
         grace_s: float,
         metrics: RefereeMetrics,
+        live: Callable[[], Sequence[Replica]],
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.bot_id = bot_id
@@ -71,6 +99,7 @@ class RelaySeatChannel:
         self._locator = locator
         self._grace_s = grace_s
         self._metrics = metrics
+        self._live = live
         self._clock = clock
         self._absent_since: float | None = None
 
@@ -78,29 +107,41 @@ class RelaySeatChannel:
         """Ask the bot wherever it is, following it until the deadline."""
         deadline = self._clock() + timeout_s
         fresh = False
-        while True:
-            remaining = deadline - self._clock()
-            session = self._hub.get(self.bot_id)
-            if session is not None:
+        orphaned = False  # the bot's replica died while this request waited for it
+        try:
+            while True:
+                remaining = deadline - self._clock()
+                session = self._hub.get(self.bot_id)
+                if session is not None:
+                    self._absent_since = None
+                    answer = await session.ask(request, remaining)
+                    if answer is not None:
+                        return answer
+                    fresh = True
+                    continue
+                holder = await self._find(fresh, deadline)
+                fresh = True
+                if holder is not None and holder.stale:
+                    orphaned = True
+                if holder is None or holder.stale or holder.replica == self._relay.replica:
+                    # Nowhere, on a dead replica, or the registry still names this
+                    # replica's closed session.
+                    await self._wait_away(remaining)
+                    continue
                 self._absent_since = None
-                answer = await session.ask(request, remaining)
-                if answer is not None:
-                    return answer
-                fresh = True
-                continue
-            holder = await self._find(fresh, deadline)
-            if holder is None or holder.replica == self._relay.replica:
-                # Nowhere (or the registry still names this replica's closed session).
-                await self._wait_absent(remaining)
-                fresh = True
-                continue
-            self._absent_since = None
-            if remaining <= 0:
-                raise SeatTimeout()
-            answer = await self._relayed(holder, request, deadline)
-            if answer is not None:
-                return answer
-            fresh = True
+                if remaining <= 0:
+                    raise SeatTimeout()
+                relayed = await self._relayed(holder, request, deadline)
+                if isinstance(relayed, Answer):
+                    return relayed
+                orphaned = orphaned or relayed is Away.ORPHANED
+        except (SeatTimeout, SeatGone) as error:
+            if orphaned:
+                raise RelayUnavailable(
+                    "the replica holding the bot's stream died during the move, "
+                    "and the bot did not answer in time elsewhere"
+                ) from error
+            raise
 
     async def _find(self, fresh: bool, deadline: float) -> Holder | None:
         """The bot's holder; raises RelayUnavailable if Redis stays silent to the deadline."""
@@ -114,7 +155,7 @@ class RelaySeatChannel:
                     ) from error
                 await asyncio.sleep(POLL_S)
 
-    async def _wait_absent(self, remaining: float) -> None:
+    async def _wait_away(self, remaining: float) -> None:
         now = self._clock()
         if self._absent_since is None:
             self._absent_since = now
@@ -122,44 +163,95 @@ class RelaySeatChannel:
         # Polled: a bot coming back to another replica wakes nothing here.
         await self._hub.wait_change(min(wait, POLL_S))
 
-    async def _relayed(self, holder: Holder, request: ActRequest, deadline: float) -> Answer | None:
-        """The answer through `holder`'s replica; None once the bot is elsewhere."""
+    async def _relayed(self, holder: Holder, request: ActRequest, deadline: float) -> Answer | Away:
+        """The answer through `holder`'s replica, or why the bot may be elsewhere now."""
         sent = self._clock()
-        epoch = self._relay.epoch
-        outcome = self._relay.ask(holder.replica, self.bot_id, request, deadline - sent)
+        asked = self._relay.ask(holder.replica, self.bot_id, request, deadline - sent)
+        last_sent = sent
         try:
-            while True:
-                remaining = deadline - self._clock()
-                if remaining <= 0:
-                    if self._relay.down_since is not None:
-                        raise RelayUnavailable(
-                            "Redis did not carry the request before its deadline"
-                        )
-                    raise SeatTimeout()
-                # wait() leaves the future alone at the timeout (no shield to build).
-                await asyncio.wait((outcome,), timeout=min(remaining, POLL_S))
-                if not outcome.done():
-                    if self._hub.get(self.bot_id) is not None:
-                        return None  # the bot came here
-                    now_held = await self._find(True, deadline)
-                    if now_held != holder:
-                        return None
-                    if self._relay.epoch != epoch:
-                        # Redis restarted (or was unreachable): what was sent may be lost.
-                        epoch = self._relay.epoch
-                        self._relay.ask(
-                            holder.replica, self.bot_id, request, deadline - self._clock()
-                        )
-                    continue
-                relayed = outcome.result()
-                if relayed.answer is None:
-                    self._locator.forget(self.bot_id)
-                    return None
-                total = self._clock() - sent
-                self._metrics.relay_added_latency.observe(max(0.0, total - relayed.bot_s))
-                return relayed.answer
+            while not asked.outcome.done():
+                now = self._clock()
+                if now >= deadline:
+                    await self._verdict(asked, deadline)
+                    break
+                taken = asked.taken.done()
+                step = min(deadline - now, LIVE_S if taken else RESEND_S)
+                changed = asyncio.ensure_future(self._hub.wait_change(step))
+                waits: set[asyncio.Future[Any]] = {asked.outcome, changed}
+                if not taken:
+                    waits.add(asked.taken)
+                await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+                changed.cancel()
+                if asked.outcome.done():
+                    break
+                if self._hub.get(self.bot_id) is not None:
+                    return self._away(holder)  # the bot came here
+                now = self._clock()
+                if not asked.taken.done() and now - last_sent >= RESEND_S:
+                    # Not acknowledged: lost on the way, or the holder is dead (a live one
+                    # says `moved` when the bot is gone); the bot elsewhere is no longer
+                    # to blame for what is left of its time.
+                    if await self._find(True, deadline) != holder:
+                        return Away.ORPHANED
+                    self._relay.resend(asked, deadline - now)
+                    last_sent = now
+                elif (
+                    asked.taken.done()
+                    and holder.replica not in self._live_names()
+                    and await self._find(True, deadline) != holder
+                ):
+                    return self._away(holder)
+            return self._settled(asked, sent)
         finally:
-            self._relay.forget(request.request_id)
+            self._relay.forget(asked)
+
+    def _live_names(self) -> set[str]:
+        return {replica.name for replica in self._live()}
+
+    def _away(self, holder: Holder) -> Away:
+        """Why a request left `holder`: the bot moved, or its replica is not live any more."""
+        return Away.MOVED if holder.replica in self._live_names() else Away.ORPHANED
+
+    async def _verdict(self, asked: Asked, deadline: float) -> None:
+        """Past the deadline with no answer: the holder's word on what became of the request."""
+        if not asked.taken.done():
+            raise RelayUnavailable(
+                f"replica {asked.replica} did not acknowledge the request before its deadline"
+            )
+        until = deadline + VERDICT_S
+        while not asked.outcome.done():
+            remaining = until - self._clock()
+            if remaining <= 0:
+                raise RelayUnavailable(
+                    f"replica {asked.replica} gave no verdict on the request "
+                    f"within {VERDICT_S:g} s of its deadline"
+                )
+            self._relay.check(asked)
+            await asyncio.wait((asked.outcome,), timeout=min(RESEND_S, remaining))
+        if asked.outcome.result().outcome is Outcome.MOVED:
+            # The bot left its holder without answering. If it is back somewhere, the
+            # `moved` may have been lost on the way before the deadline: not its fault.
+            self._locator.forget(self.bot_id)
+            holder = await self._find(True, deadline)
+            if self._hub.get(self.bot_id) is not None or (holder is not None and not holder.stale):
+                raise RelayUnavailable(
+                    "the bot moved during the move and the word of it came after its deadline"
+                )
+            raise SeatTimeout()
+
+    def _settled(self, asked: Asked, sent: float) -> Answer | Away:
+        """The answer, or MOVED; raises for a timeout or a request the holder lost."""
+        relayed = asked.outcome.result()
+        if relayed.outcome is Outcome.LATE:
+            raise SeatTimeout()
+        if relayed.outcome is Outcome.UNKNOWN:
+            raise RelayUnavailable(f"replica {asked.replica} lost the request it had taken")
+        if relayed.answer is None:
+            self._locator.forget(self.bot_id)
+            return Away.MOVED
+        total = self._clock() - sent
+        self._metrics.relay_added_latency.observe(max(0.0, total - relayed.bot_s))
+        return relayed.answer
 
     async def notify(self, notice: Notice) -> None:
         """Tell the bot, wherever it is connected (lost if it is nowhere)."""
@@ -171,5 +263,5 @@ class RelaySeatChannel:
             holder = await self._locator.find(self.bot_id)
         except (RedisError, OSError):
             return
-        if holder is not None and holder.replica != self._relay.replica:
+        if holder is not None and not holder.stale and holder.replica != self._relay.replica:
             self._relay.notify(holder.replica, self.bot_id, notice)

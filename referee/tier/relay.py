@@ -4,20 +4,26 @@ Each replica reads one inbox, the list `arena:inbox:<replica>`, and pushes
 to the others'. Lists, not pub/sub or streams, for the failure cases:
 - pub/sub drops whatever is published while a subscriber is between
   connections; a list keeps it until the replica reads it again;
-- a stream's consumer groups, acks and redelivery buy nothing here: a
-  request has a deadline of a second or so, and the asking side already
-  sends it again when the bot moves or Redis restarts (`epoch`), so a
-  message is worth delivering once or not at all;
+- a stream's consumer groups and redelivery would not save a move: a
+  request has a deadline of a second or so, so the asking side itself sends
+  it again until the holder acknowledges it, and asks the holder's verdict
+  when no answer came by the deadline;
 - one BLMPOP takes every message waiting (one round trip per batch), and
   one pipeline pushes all that is queued for the others.
-An inbox expires a minute after a push renewed its expiry (every 10 s or
-so), so a dead replica's does not grow. Redis keeps nothing across its restart here; `epoch` tells the
-waiting sides to send again.
+Every push sets the inbox's expiry again, so the inbox of a replica that
+died (nobody reads it) is gone a minute after the last push to it.
 
-Kinds of message (JSON objects, `kind` first):
-- `act`: forward this Act request to the bot, whose stream you hold;
-- `answer`: the bot's answer to a relayed request, with the bot's own time;
+Kinds of message (JSON objects, `kind` first; those about a relayed request
+name their sender in `from`, and the asker takes them only from the replica
+it sent that request to):
+- `act`: forward this Act request to the bot, whose stream you hold (sent
+  again until `taken`; the holder knows a request it took by its id);
+- `taken`: the holder has the request (it went down the bot's stream);
+- `answer`: the bot answered in time, with the bot's own time;
 - `moved`: the bot is not (or no longer) here, look for it again;
+- `check`: the deadline passed with no answer here: what became of it?
+- `late`: the bot did not answer in time (the holder's verdict);
+- `unknown`: the holder knows no such request (it lost what it held);
 - `notice`: pass this notice on to the bot;
 - `ended`: a match this replica played has ended (whoever waits for it here
   reads the database now instead of at its next poll);
@@ -35,6 +41,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, cast
 
 import orjson
@@ -49,17 +56,19 @@ from referee.tier.registry import PREFIX
 
 log = logging.getLogger(__name__)
 
-INBOX_EXPIRY_S = 60
-EXPIRY_EVERY_S = 10.0
-"""How often a sender renews the expiry of an inbox it pushes to."""
+INBOX_EXPIRY_S = 60.0
+"""How long an inbox outlives the last push to it."""
 BATCH = 512
 """Most messages taken from the inbox at once."""
 BLOCK_S = 1.0
 """How long one read of the inbox blocks (the reader checks for a stop between reads)."""
 RETRY_S = 0.2
 """Pause after Redis failed, before trying again."""
-FORWARD_SLACK_S = 1.0
-"""How long past the asker's deadline a forwarded request waits for the bot (clocks differ)."""
+KEEP_S = 30.0
+"""How long a holder remembers a request past its deadline, to answer a re-send or a check."""
+
+Fault = Callable[[str, dict[str, Any]], bool]
+"""Consulted with (destination replica, message) for every message pushed: True drops it."""
 
 
 @dataclass(frozen=True)
@@ -100,12 +109,50 @@ def inbox(replica: str) -> str:
     return f"{PREFIX}inbox:{replica}"
 
 
+class Outcome(StrEnum):
+    """What the holder says became of a relayed request (the kind of its message)."""
+
+    ANSWERED = "answer"
+    MOVED = "moved"
+    LATE = "late"
+    UNKNOWN = "unknown"
+
+
+SETTLING = frozenset({"taken", *Outcome})
+"""The kinds of message a holder sends about a request asked here."""
+
+
 @dataclass(frozen=True)
 class Relayed:
-    """A relayed request's outcome: the answer with the bot's time, or None if it moved."""
+    """A relayed request's outcome; for an answer, the answer and the bot's own time."""
 
-    answer: Answer | None
+    outcome: Outcome
+    answer: Answer | None = None
     bot_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A request this replica sent to `replica`, which holds the bot's stream.
+
+    `taken` resolves when the holder acknowledges it, `outcome` with what
+    became of it; only messages from `replica` resolve either.
+    """
+
+    replica: str
+    bot_id: str
+    request: ActRequest
+    taken: asyncio.Future[None]
+    outcome: asyncio.Future[Relayed]
+
+
+@dataclass(eq=False)
+class Held:
+    """A request this replica took for a bot whose stream it holds."""
+
+    bot_id: str
+    reply: dict[str, Any] | None = None
+    """What went back once it was settled (`answer`, `moved` or `late`); None while pending."""
 
 
 class CallFailed(Exception):
@@ -120,7 +167,7 @@ Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
 class Relay:
-    """One replica's end of the relay: its inbox, its outgoing queues, its waiting requests."""
+    """One replica's end of the relay: its inbox, its outgoing queues, its requests."""
 
     def __init__(
         self,
@@ -131,26 +178,28 @@ class Relay:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.replica = replica
-        self.epoch = 0
-        """Counts the reconnections to Redis: a waiting request sent in an earlier epoch may be lost."""
         self.down_since: float | None = None
         """When Redis last stopped answering, if it has not answered since."""
+        self.fault: Fault | None = None
+        """A test's hook: drops each message it returns True for, as a lossy relay would."""
+        self.inbox_expiry_s = INBOX_EXPIRY_S
         self._hub = hub
         self._sent = metrics.relayed.labels("sent")
         self._forwarded = metrics.relayed.labels("forwarded")
         self._clock = clock
         self._sender = clients.sender
         self._reader = clients.reader
-        self._expiry_set: dict[str, float] = {}
         self._queues: defaultdict[str, list[bytes]] = defaultdict(list)
         self._queued = asyncio.Event()
-        self._waiting: dict[str, asyncio.Future[Relayed]] = {}
+        self._asked: dict[str, Asked] = {}
+        self._held: dict[tuple[str, str], Held] = {}
+        """The requests taken here, by (asking replica, request id)."""
         self._calls: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._handlers: dict[str, Handler] = {}
         self.on_ended: list[Callable[[str], None]] = []
         """Called with the id of each match another replica says has ended."""
         self._tasks: list[asyncio.Task[None]] = []
-        self._forwarding: set[asyncio.Task[None]] = set()
+        self._running: set[asyncio.Task[None]] = set()
 
     def handle(self, name: str, handler: Handler) -> None:
         """Let other replicas `call(name, ...)` this one."""
@@ -167,40 +216,49 @@ class Relay:
         """Stop reading and sending; what is still queued is sent first, if Redis answers."""
         with contextlib.suppress(RedisError, OSError):
             await asyncio.wait_for(self._flush(), 2.0)
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        while not all(task.done() for task in self._tasks):
+            # Again until it ends: redis-py may swallow a cancellation in a blocked read.
+            for task in self._tasks:
+                task.cancel()
+            await asyncio.wait(self._tasks, timeout=0.1)
 
     # -- the asking side ------------------------------------------------------------------
 
-    def ask(
-        self, replica: str, bot_id: str, request: ActRequest, timeout_s: float
-    ) -> asyncio.Future[Relayed]:
-        """Send `request` for `bot_id` to `replica`; the future resolves with its outcome.
+    def ask(self, replica: str, bot_id: str, request: ActRequest, timeout_s: float) -> Asked:
+        """Send `request` for `bot_id` to `replica`; what `resend` and `check` follow.
 
-        Sent again (after a Redis restart), it is the same future.
+        Whatever was asked before under the request's id is no longer listened to.
         """
-        outcome = self._waiting.get(request.request_id)
-        if outcome is None:
-            outcome = self._waiting[request.request_id] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        asked = Asked(replica, bot_id, request, loop.create_future(), loop.create_future())
+        self._asked[request.request_id] = asked
         self._sent.inc()
+        self.resend(asked, timeout_s)
+        return asked
+
+    def resend(self, asked: Asked, timeout_s: float) -> None:
+        """Send the request again (not yet acknowledged); the holder takes it once."""
         self._push(
-            replica,
+            asked.replica,
             {
                 "kind": "act",
                 "from": self.replica,
-                "bot": bot_id,
-                "request": request.to_json(),
+                "bot": asked.bot_id,
+                "request": asked.request.to_json(),
                 "timeout_s": timeout_s,
             },
         )
-        return outcome
 
-    def forget(self, request_id: str) -> None:
-        """Stop waiting for `request_id` (answered, timed out or sent elsewhere)."""
-        self._waiting.pop(request_id, None)
+    def check(self, asked: Asked) -> None:
+        """Ask the holder what became of the request (its deadline passed here)."""
+        self._push(
+            asked.replica, {"kind": "check", "from": self.replica, "id": asked.request.request_id}
+        )
+
+    def forget(self, asked: Asked) -> None:
+        """Stop listening for `asked` (settled, timed out or sent elsewhere)."""
+        if self._asked.get(asked.request.request_id) is asked:
+            del self._asked[asked.request.request_id]
 
     def notify(self, replica: str, bot_id: str, notice: Notice) -> None:
         """Pass `notice` to `bot_id` through `replica`, which holds its stream."""
@@ -237,6 +295,8 @@ class Relay:
     # -- moving messages ------------------------------------------------------------------
 
     def _push(self, replica: str, message: dict[str, Any]) -> None:
+        if self.fault is not None and self.fault(replica, message):
+            return
         self._queues[replica].append(orjson.dumps(message))
         self._queued.set()
 
@@ -254,23 +314,15 @@ class Relay:
         if not self._queues:
             return
         queues, self._queues = self._queues, defaultdict(list)
-        now = self._clock()
-        # The expiry is renewed now and then, not with every push: one command per
-        # destination is most of what a relayed move costs.
-        due = [r for r in queues if now - self._expiry_set.get(r, -INBOX_EXPIRY_S) > EXPIRY_EVERY_S]
+        expiry_ms = round(self.inbox_expiry_s * 1000)
         try:
-            if len(queues) == 1 and not due:
-                ((replica, messages),) = queues.items()
-                await self._sender.rpush(inbox(replica), *messages)
-            else:
-                async with self._sender.pipeline(transaction=False) as pipe:
-                    for replica, messages in queues.items():
-                        pipe.rpush(inbox(replica), *messages)
-                    for replica in due:
-                        pipe.expire(inbox(replica), INBOX_EXPIRY_S)
-                    await pipe.execute()
-                for replica in due:
-                    self._expiry_set[replica] = now
+            # The expiry goes with every push, in the same round trip: an inbox its
+            # reader emptied (Redis deleted it) comes back with one.
+            async with self._sender.pipeline(transaction=False) as pipe:
+                for replica, messages in queues.items():
+                    pipe.rpush(inbox(replica), *messages)
+                    pipe.pexpire(inbox(replica), expiry_ms)
+                await pipe.execute()
         except BaseException:
             # Kept for the next try: a request that waits on it has its own deadline.
             for replica, messages in queues.items():
@@ -307,28 +359,16 @@ class Relay:
     def _answered(self) -> None:
         if self.down_since is not None:
             self.down_since = None
-            self.epoch += 1
-            log.warning("relay: Redis answers again; waiting requests are sent again")
+            log.warning("relay: Redis answers again")
 
     def _dispatch(self, message: dict[str, Any]) -> None:
         kind = message["kind"]
-        if kind == "answer":
-            self._resolve(
-                message["id"],
-                Relayed(
-                    Answer(
-                        message["id"],
-                        index=message.get("index"),
-                        action=message.get("action"),
-                        relayed=True,
-                    ),
-                    message["bot_s"],
-                ),
-            )
-        elif kind == "moved":
-            self._resolve(message["id"], Relayed(None))
+        if kind in SETTLING:
+            self._settle(message)
         elif kind == "act":
-            self._forward(message)
+            self._take(message)
+        elif kind == "check":
+            self._verdict(message)
         elif kind == "notice":
             session = self._hub.get(message["bot"])
             if session is not None:
@@ -338,8 +378,8 @@ class Relay:
                 listener(message["id"])
         elif kind == "call":
             task = asyncio.create_task(self._run_call(message))
-            self._forwarding.add(task)
-            task.add_done_callback(self._forwarding.discard)
+            self._running.add(task)
+            task.add_done_callback(self._running.discard)
         elif kind == "reply":
             future = self._calls.get(message["id"])
             if future is not None and not future.done():
@@ -347,51 +387,94 @@ class Relay:
         else:
             log.warning("relay: unknown message kind %r", kind)
 
-    def _resolve(self, request_id: str, outcome: Relayed) -> None:
-        future = self._waiting.get(request_id)
-        if future is not None and not future.done():
-            future.set_result(outcome)
+    def _settle(self, message: dict[str, Any]) -> None:
+        """A holder's word on a request asked here: taken only from where it was sent."""
+        asked = self._asked.get(message["id"])
+        if asked is None or asked.replica != message["from"]:
+            return  # settled already, or not that replica's to settle
+        if message["kind"] == "taken":
+            if not asked.taken.done():
+                asked.taken.set_result(None)
+            return
+        if asked.outcome.done():
+            return
+        outcome = Outcome(message["kind"])
+        if outcome is Outcome.ANSWERED:
+            answer = Answer(
+                message["id"], index=message["index"], action=message["action"], relayed=True
+            )
+            asked.outcome.set_result(Relayed(outcome, answer, message["bot_s"]))
+        else:
+            asked.outcome.set_result(Relayed(outcome))
 
     # -- the holding side -----------------------------------------------------------------
 
-    def _forward(self, message: dict[str, Any]) -> None:
-        """Send a relayed request down the bot's stream here; its answer goes back."""
+    def _reply(self, asker: str, kind: str, request_id: str, **fields: Any) -> dict[str, Any]:
+        reply = {"kind": kind, "from": self.replica, "id": request_id, **fields}
+        self._push(asker, reply)
+        return reply
+
+    def _take(self, message: dict[str, Any]) -> None:
+        """Send a relayed request down the bot's stream here, once; acknowledge every copy."""
         asker = message["from"]
         request = ActRequest.from_json(message["request"])
+        key = (asker, request.request_id)
+        held = self._held.get(key)
+        if held is not None and (held.reply is None or held.reply["kind"] != Outcome.MOVED):
+            # A copy sent again (our `taken` or answer was lost): the same word again.
+            self._reply(asker, "taken", request.request_id)
+            if held.reply is not None:
+                self._push(asker, held.reply)
+            return
         session = self._hub.get(message["bot"])
         if session is None:
-            self._push(asker, {"kind": "moved", "id": request.request_id})
+            self._reply(asker, Outcome.MOVED, request.request_id)
             return
-        if request.request_id in session.pending:
-            return  # sent again after a Redis restart: the first is still waiting
+        self._forward(asker, session, request, message["timeout_s"])
+
+    def _forward(self, asker: str, session: Session, request: ActRequest, timeout_s: float) -> None:
+        request_id = request.request_id
+        key = (asker, request_id)
+        held = self._held[key] = Held(session.bot_id)
         self._forwarded.inc()
         started = self._clock()
+        # Only this session's own request resolves it: an answer of the bot to this id.
         future = session.request(request)
-        timer = asyncio.get_running_loop().call_later(
-            message["timeout_s"] + FORWARD_SLACK_S, self._expire, session, request.request_id
-        )
+        self._reply(asker, "taken", request_id)
+        loop = asyncio.get_running_loop()
+        timer = loop.call_later(timeout_s, self._expire, session, request_id)
 
         def back(done: asyncio.Future[Answer]) -> None:
             timer.cancel()
             if done.cancelled():
-                return
-            error = done.exception()
-            if isinstance(error, SessionClosed):
-                self._push(asker, {"kind": "moved", "id": request.request_id})
-            elif error is None:
+                held.reply = self._reply(asker, Outcome.LATE, request_id)
+            elif isinstance(done.exception(), SessionClosed):
+                held.reply = self._reply(asker, Outcome.MOVED, request_id)
+            else:
                 answer = done.result()
-                self._push(
+                held.reply = self._reply(
                     asker,
-                    {
-                        "kind": "answer",
-                        "id": request.request_id,
-                        "index": answer.index,
-                        "action": answer.action,
-                        "bot_s": self._clock() - started,
-                    },
+                    Outcome.ANSWERED,
+                    request_id,
+                    index=answer.index,
+                    action=answer.action,
+                    bot_s=self._clock() - started,
                 )
+            loop.call_later(KEEP_S, self._drop, key, held)
 
         future.add_done_callback(back)
+
+    def _verdict(self, message: dict[str, Any]) -> None:
+        """Say what became of a request taken here (a pending one says so when settled)."""
+        held = self._held.get((message["from"], message["id"]))
+        if held is None:
+            self._reply(message["from"], Outcome.UNKNOWN, message["id"])
+        elif held.reply is not None:
+            self._push(message["from"], held.reply)
+
+    def _drop(self, key: tuple[str, str], held: Held) -> None:
+        if self._held.get(key) is held:
+            del self._held[key]
 
     @staticmethod
     def _expire(session: Session, request_id: str) -> None:

@@ -63,7 +63,14 @@ class TierSeats:
     def channel(self, bot_id: str) -> SeatChannel:
         tier = self._tier
         return RelaySeatChannel(
-            tier.hub, tier.relay, tier.locator, bot_id, tier.grace_s, tier.metrics, tier.clock
+            tier.hub,
+            tier.relay,
+            tier.locator,
+            bot_id,
+            tier.grace_s,
+            tier.metrics,
+            lambda: tier.live,
+            tier.clock,
         )
 
     async def acquire(self, bots: Sequence[str], match_id: str) -> None:
