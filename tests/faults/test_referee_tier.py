@@ -22,7 +22,6 @@ import os
 import queue
 import re
 import signal
-import subprocess
 import threading
 import uuid
 from collections.abc import Iterator
@@ -37,7 +36,7 @@ from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
 from ladder.models import MatchRow
 from tests.support.faults import Ledger, check_exact
-from tests.support.processes import PYTHON, REPO, Processes, clean_env, wait_exit, wait_until
+from tests.support.processes import ARENA, Processes, wait_exit, wait_until
 from tests.support.referee import launch_referee, result_of
 from tests.support.services import RedisServer
 from tests.support.tier import REPLICAS, TierArena
@@ -166,13 +165,11 @@ def test_a_supervisor_stopped_mid_match_drains_its_processes_one_at_a_time(
     tier.spread_bots()
     match_id = "drain-" + uuid.uuid4().hex[:8]
     bots = ",".join(tier.bot_ids)
-    out = (tier.workdir / "match-run.out").open("wb")
-    err = (tier.workdir / "match-run.err").open("wb")
-    run = subprocess.Popen(
-        [PYTHON, "-m", "arena_cli.main", "match", "run", "--game", "golden10", "--bots", bots,
-         "--duplicate", "--deadline-ms", "2000", "--seed", "7", "--match-id", match_id,
+    run = tier.spawn(
+        "match-run",
+        [*ARENA, "match", "run", "--game", "golden10", "--bots", bots, "--duplicate",
+         "--deadline-ms", "2000", "--seed", "7", "--match-id", match_id,
          "--referee", tier.address, "--json"],
-        cwd=REPO, env=clean_env(), stdout=out, stderr=err,
     )  # fmt: skip
     wait_until(lambda: match_status(tier, match_id) == "running", 30, "the match to start")
     waiters = [Waiter(tier.address, match_id) for _ in range(6)]
@@ -181,8 +178,9 @@ def test_a_supervisor_stopped_mid_match_drains_its_processes_one_at_a_time(
     assert wait_exit(tier.supervisor, 180) == 0, log.read_text()
     text = log.read_text()
     assert "referee process 0 stopped (0)" in text and "referee process 1 stopped (0)" in text, text
-    assert wait_exit(run, 30) == 0, (tier.workdir / "match-run.err").read_text()
-    printed = json.loads((tier.workdir / "match-run.out").read_text())
+    assert wait_exit(run, 30) == 0, tier.log_text("match-run")
+    (line,) = [line for line in tier.log_text("match-run").splitlines() if line.startswith("{")]
+    printed = json.loads(line)
     assert printed["status"] == "finished" and printed["forfeits"] == [], printed
     assert match_status(tier, match_id) == "finished", text
     with tier.store.session() as session:
@@ -190,7 +188,6 @@ def test_a_supervisor_stopped_mid_match_drains_its_processes_one_at_a_time(
     assert result["forfeits"] == [], json.dumps(result)
     assert set(result["strikes"].values()) == {0}, json.dumps(result)
     answers = [waiter.answer() for waiter in waiters]
-    print(answers)
     ask_again = "UNAVAILABLE: this referee replica is stopping; ask again"
     assert all(answer in ("finished", ask_again) for answer in answers), answers
 
