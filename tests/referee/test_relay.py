@@ -24,6 +24,7 @@ from referee.channels import Answer, RelayUnavailable, SeatGone, SeatTimeout
 from referee.matches import MatchManager
 from referee.runner import Limits
 from referee.sessions import Session
+from referee.tier.registry import Bounds
 from referee.tier.relay import Fault, inbox
 from referee.tier.replica import Tier
 from tests.referee.test_tier import act, next_act, run, tiers
@@ -195,6 +196,10 @@ def test_a_relayed_wait_does_not_poll_the_registry(redis_server: RedisServer) ->
     run(test)
 
 
+QUICK = Bounds(heartbeat_s=0.2, expiry_s=1.0, unready_s=0.6)
+"""A tier that counts a silent replica dead within a second."""
+
+
 async def kill(tier: Tier) -> None:
     """Stop `tier` as SIGKILL would: no beat, no inbox read, no withdrawal nor leaving."""
     tasks = [task for task in (tier._beat, *tier.relay._tasks) if task is not None]
@@ -216,7 +221,7 @@ async def wait_stale(tier: Tier, bot_id: str) -> None:
 
 def test_a_bot_whose_replica_died_is_not_gone(redis_server: RedisServer) -> None:
     async def test() -> None:
-        async with tiers(redis_server, "a", "b", "c", grace_s=1.0) as (a, b, c):
+        async with tiers(redis_server, "a", "b", "c", grace_s=1.0, bounds=QUICK) as (a, b, c):
             await holding(a, b)
             await kill(b)
             await asyncio.wait_for(wait_stale(a, "bot"), 20)
@@ -250,9 +255,9 @@ def test_a_request_sent_again_after_its_replica_died_is_no_strike(
     redis_server: RedisServer,
 ) -> None:
     async def test() -> None:
-        async with tiers(redis_server, "a", "b", "c") as (a, b, c):
+        async with tiers(redis_server, "a", "b", "c", bounds=QUICK) as (a, b, c):
             await holding(a, b)
-            asking = asyncio.create_task(a.seats.channel("bot").act(act("r1"), 9))
+            asking = asyncio.create_task(a.seats.channel("bot").act(act("r1"), 4))
             assert (await next_act(b.hub.get("bot"))).request_id == "r1"  # type: ignore[arg-type]
             await kill(b)
             # The bot reconnects to c, where the request comes again once a's heartbeat no

@@ -21,7 +21,7 @@ from referee.channels import ActRequest, Answer, SeatGone, SeatTimeout
 from referee.metrics import RefereeMetrics
 from referee.sessions import Session, SessionHub
 from referee.tier.placement import placement
-from referee.tier.registry import Holder, Replica
+from referee.tier.registry import DEFAULT_BOUNDS, Bounds, Holder, Replica
 from referee.tier.replica import Tier
 from tests.support.services import RedisServer
 
@@ -50,10 +50,13 @@ def run(test: Callable[[], Awaitable[None]]) -> None:
 
 
 @asynccontextmanager
-async def tiers(redis: RedisServer, *names: str, grace_s: float = 2.0) -> AsyncIterator[list[Tier]]:
+async def tiers(
+    redis: RedisServer, *names: str, grace_s: float = 2.0, bounds: Bounds = DEFAULT_BOUNDS
+) -> AsyncIterator[list[Tier]]:
     """Started tiers named `names` on `redis`, closed afterwards."""
     joined = [
-        Tier(redis.url, name, SessionHub(), grace_s, RefereeMetrics.create()) for name in names
+        Tier(redis.url, name, SessionHub(), grace_s, RefereeMetrics.create(), bounds=bounds)
+        for name in names
     ]
     for tier in joined:
         await tier.start()
