@@ -420,7 +420,11 @@ class Relay:
         request = ActRequest.from_json(message["request"])
         key = (asker, request.request_id)
         held = self._held.get(key)
-        if held is not None and (held.reply is None or held.reply["kind"] != Outcome.MOVED):
+        if (
+            held is not None
+            and held.bot_id == message["bot"]
+            and (held.reply is None or held.reply["kind"] != Outcome.MOVED)
+        ):
             # A copy sent again (our `taken` or answer was lost): the same word again.
             self._reply(asker, "taken", request.request_id)
             if held.reply is not None:
