@@ -9,7 +9,7 @@ which reaches the bot wherever its stream is held.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ladder.records import Notice
@@ -80,6 +80,10 @@ class Answer:
     action: str | None = None
     relayed: bool = False
     """True when it came through the relay from another replica."""
+    bot_s: float | None = field(default=None, compare=False)
+    """The bot's own time, as the replica holding its stream measured it (relayed answers):
+    the clock is charged with it, never with what the relay added (a lost answer fetched
+    again at the deadline costs the bot nothing)."""
 
 
 class SeatChannel(Protocol):

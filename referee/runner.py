@@ -348,7 +348,8 @@ class MatchRunner:
             return Choice(stand_in.choice(legal))
         elapsed_s = self._clock() - started
         self._on_latency(elapsed_s, answer.relayed)
-        over_ms = elapsed_s * 1000 - self.request.deadline_ms
+        took_s = elapsed_s if answer.bot_s is None else answer.bot_s
+        over_ms = took_s * 1000 - self.request.deadline_ms
         if over_ms > 0:
             record.bank_ms = max(0.0, record.bank_ms - over_ms)
         action = self._read(answer, legal)
@@ -361,7 +362,7 @@ class MatchRunner:
                 f"illegal answer {_describe(answer)}; legal: {', '.join(legal)}",
             )
             return Choice(stand_in.choice(legal))
-        return Choice(action, round(elapsed_s * 1000, 3))
+        return Choice(action, round(took_s * 1000, 3))
 
     @staticmethod
     def _read(answer: Answer, legal: list[str]) -> str | None:

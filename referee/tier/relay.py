@@ -401,7 +401,11 @@ class Relay:
         outcome = Outcome(message["kind"])
         if outcome is Outcome.ANSWERED:
             answer = Answer(
-                message["id"], index=message["index"], action=message["action"], relayed=True
+                message["id"],
+                index=message["index"],
+                action=message["action"],
+                relayed=True,
+                bot_s=message["bot_s"],
             )
             asked.outcome.set_result(Relayed(outcome, answer, message["bot_s"]))
         else:

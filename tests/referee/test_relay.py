@@ -128,6 +128,8 @@ def test_a_lost_answer_comes_with_the_verdict_or_is_a_relay_fault(
             # At the deadline a asks b what became of r1: b says again what the bot answered.
             answer = await a.seats.channel("bot").act(act("r1"), 0.5)
             assert answer == Answer("r1", index=1, relayed=True)
+            # With the bot's own time, which the runner charges, not the verdict's wait.
+            assert answer.bot_s is not None and answer.bot_s < 0.25, answer
             # Every answer lost, the verdict too: the relay is at fault, not the bot.
             b.relay.fault = drop("answer", "a")
             with pytest.raises(RelayUnavailable, match="verdict"):

@@ -452,6 +452,24 @@ def test_the_time_bank_pays_for_slow_answers_and_a_timeout_empties_it() -> None:
     )
 
 
+def test_a_relayed_answer_is_charged_the_bots_own_time_not_the_relays() -> None:
+    """An answer that its holder measured at 20 ms but the relay brought 700 ms late (lost,
+    then fetched with the holder's verdict) costs the bot nothing from its time bank."""
+    clock = FakeClock()
+
+    def relayed_late(request: ActRequest, n: int) -> Answer:
+        clock.now += 0.7
+        return Answer(request.request_id, index=0, relayed=True, bot_s=0.02)
+
+    seats = [FakeSeat("a", relayed_late), FakeSeat("b", first_legal), FakeSeat("c", first_legal)]
+    result, _, events = play(
+        match_request(deadline_ms=100), seats, Limits(time_bank_ms=1000, max_strikes=3), clock
+    )
+    assert [act.time_bank_ms for act in seats[0].requests] == [1000] * len(seats[0].requests)
+    assert {e["ms"] for e in of_type(events, "action") if e["seat"] == 0} == {20.0}
+    assert result["strikes"]["a"] == 0
+
+
 # Aggregation
 
 
