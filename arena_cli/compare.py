@@ -2,7 +2,7 @@
 
 Every deal (seed) is played once per rotation of the seats, so each entrant
 plays every position of the same cards, and all the games are rated together
-by Plackett-Luce (`ladder.ratings.plackett_luce`, the tournament table's
+by Plackett-Luce (`ladder.plackett_luce.plackett_luce`, the tournament table's
 method), the rotations of one deal counted as one cluster. An entrant named
 twice is rated as two ("rules", "rules#2"): their gap shows the noise
 between equals. An entrant the games cannot measure (last in every game,
@@ -12,7 +12,7 @@ No server, no database; deals run in parallel processes.
 The table goes to stdout, the time it took to stderr: with
 `--search-playouts` (or no search bot) the same command prints the same
 bytes. `--json` also gives, per pair, how much duplicate play cut the
-variance of their difference (`ladder.ratings.duplicate_variance_ratios`).
+variance of their difference (`ladder.plackett_luce.duplicate_variance_ratios`).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from bots.local import play_rotations
 from ladder.wording import plural, rating_cells
 
 if TYPE_CHECKING:
-    from ladder.ratings import Ranking
+    from ladder.elo import Ranking
 
 
 def labels_for(names: list[str]) -> list[str]:
@@ -136,7 +136,12 @@ def _deal(
 def run_compare(args: argparse.Namespace) -> int:
     """Play the deals, print the table (of the deals that finished, after Ctrl-C)."""
     # scipy: loaded only to rate.
-    from ladder.ratings import duplicate_variance_ratios, plackett_luce, table_line, table_order
+    from ladder.plackett_luce import (
+        duplicate_variance_ratios,
+        plackett_luce,
+        table_line,
+        table_order,
+    )
 
     spec = games.get(args.game)
     names = [name.strip() for name in args.bots.split(",") if name.strip()]

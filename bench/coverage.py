@@ -12,7 +12,7 @@ the entrants' true strengths. Two formats: "compare" (four entrants at four
 players, every deal with all of them) and "tournament" (five entrants at four
 players, deal k played by the k-th four of them, as a round robin of
 `arena tournament` schedules them). Each simulation is rated by
-`ladder.ratings.plackett_luce` with the deals as clusters.
+`ladder.plackett_luce.plackett_luce` with the deals as clusters.
 
 "coverage" is the share of the measured entrants' intervals that hold the
 truth: the ratings all the games would show (`full_data_strengths`), on the
@@ -40,7 +40,8 @@ import numpy as np
 import numpy.typing as npt
 import scipy.stats  # type: ignore[import-untyped]
 
-from ladder.ratings import ELO_PER_NAT, ELO_START, Ranking, plackett_luce
+from ladder.elo import ELO_PER_NAT, ELO_START, Ranking
+from ladder.plackett_luce import plackett_luce
 
 FloatArray = npt.NDArray[np.float64]
 

@@ -13,7 +13,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from ladder import ratings
+from ladder import elo
 from ladder.errors import LeagueError
 from ladder.models import (
     GameRow,
@@ -29,7 +29,7 @@ from ladder.queries import ladder_id
 from ladder.records import MatchStatus, PlanStatus
 from ladder.store import Store, utcnow
 
-ELO = ratings.EloConfig()
+ELO = elo.EloConfig()
 """The live Elo's parameters (start 1500, provisional K below 20 games)."""
 
 RECORD_ATTEMPTS = 3
@@ -194,9 +194,7 @@ def _rate(
             rating = RatingRow(ladder_id=lid, bot_id=bot, rating=ELO.start, games=0, updated_at=now)
             session.add(rating)
         rows.append(rating)
-    deltas = ratings.elo_update(
-        [row.rating for row in rows], ranks, [row.games for row in rows], ELO
-    )
+    deltas = elo.elo_update([row.rating for row in rows], ranks, [row.games for row in rows], ELO)
     for row, delta in zip(rows, deltas, strict=True):
         before = row.rating
         row.rating = before + delta

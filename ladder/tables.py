@@ -1,7 +1,7 @@
 """A tournament's table and head-to-head: from all its games, once they are recorded.
 
 The table is maximum-likelihood Plackett-Luce ratings with 95% intervals
-(`ladder.ratings`), the way BayesElo and Ordo rate engine round robins; the
+(`ladder.plackett_luce`), the way BayesElo and Ordo rate engine round robins; the
 head-to-head is one bot's record against another with the likelihood of
 superiority and an SPRT.
 """
@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ladder import ratings
+from ladder import pairwise, plackett_luce
 from ladder.errors import LeagueError
 from ladder.models import ResultRow, SeatRow, TournamentMatchRow, TournamentRow
 from ladder.queries import UnknownBot, resolve_bot
@@ -75,7 +75,7 @@ def finish_tournament(store: Store, tournament_id: str) -> bool:
     The table is maximum-likelihood Plackett-Luce ratings with 95% intervals
     from all the tournament's games: a list of {"bot_id", "rating",
     "ci_low", "ci_high", "games", "measured", "bound", "reason"}
-    (`ladder.ratings.table_line`), best first. A bot the games cannot
+    (`ladder.plackett_luce.table_line`), best first. A bot the games cannot
     measure (last in every game, say) has "measured" false: a one-sided
     bound ("bound" "below": "rating" and "ci_high" are the bound, "ci_low"
     null) or none ("rating", "ci_low", "ci_high" null), and a "reason". True when the tournament is
@@ -98,12 +98,12 @@ def finish_tournament(store: Store, tournament_id: str) -> bool:
         if tournament.status == TournamentStatus.FINISHED:
             return True
         entrants, rankings, matches = _tournament_rankings(session, tournament)
-        fit = ratings.plackett_luce(len(entrants), rankings, clusters=_labels(matches))
+        fit = plackett_luce.plackett_luce(len(entrants), rankings, clusters=_labels(matches))
         ordered = sorted(
             zip(entrants, fit.items, strict=True),
-            key=lambda pair: (ratings.table_order(pair[1]), pair[0]),
+            key=lambda pair: (plackett_luce.table_order(pair[1]), pair[0]),
         )
-        table = [{"bot_id": bot, **ratings.table_line(item, 2)} for bot, item in ordered]
+        table = [{"bot_id": bot, **plackett_luce.table_line(item, 2)} for bot, item in ordered]
         tournament.table = table
         tournament.status = TournamentStatus.FINISHED
         tournament.finished_at = utcnow()
@@ -134,10 +134,10 @@ def tournament_los(store: Store, tournament_id: str, a: str, b: str) -> dict[str
             raise LeagueError(f"bot {bot.name}@{bot.version} is not in tournament {tournament_id}")
     if bots[0].id == bots[1].id:
         raise LeagueError("A and B must be different bots")
-    wins, draws, losses = ratings.pairwise_record(
+    wins, draws, losses = pairwise.pairwise_record(
         rankings, entrants.index(bots[0].id), entrants.index(bots[1].id)
     )
-    test = ratings.sprt(wins, draws, losses)
+    test = pairwise.sprt(wins, draws, losses)
     return {
         "tournament": tournament_id,
         "a": bots[0].id,
@@ -145,7 +145,7 @@ def tournament_los(store: Store, tournament_id: str, a: str, b: str) -> dict[str
         "wins": wins,
         "draws": draws,
         "losses": losses,
-        "los": ratings.likelihood_of_superiority(wins, losses),
+        "los": pairwise.likelihood_of_superiority(wins, losses),
         "sprt": {
             "elo0": 0.0,
             "elo1": 10.0,

@@ -24,7 +24,7 @@ def rating_cells(
 ) -> tuple[str, str]:
     """A table line's rating and its 95% interval as shown: "1523" and "[1400, 1650]"; for
     a bot its games do not measure, "below 1068" (or "above ...", or "not measured") and
-    the reason instead of an interval (see ladder.ratings.table_line)."""
+    the reason instead of an interval (see ladder.plackett_luce.table_line)."""
     if rating is not None and ci_low is not None and ci_high is not None:
         # A measured line with a reason is the one the others are placed against.
         return f"{rating:.{digits}f}", reason or f"[{ci_low:.0f}, {ci_high:.0f}]"

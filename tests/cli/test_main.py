@@ -30,7 +30,12 @@ HEAVY = (
     "fastapi",
     "bots.sdk",
     "ladder.store",
-    "ladder.ratings",
+    "ladder.elo",
+    "ladder.pl_likelihood",
+    "ladder.intervals",
+    "ladder.bounds",
+    "ladder.plackett_luce",
+    "ladder.pairwise",
 )
 PARSERS = [
     "arena_cli.play",

@@ -21,20 +21,13 @@ import scipy.stats  # type: ignore[import-untyped]
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ladder import ratings
-from ladder.ratings import (
-    ELO_PER_NAT,
-    EloConfig,
+from ladder import plackett_luce as ratings
+from ladder.elo import ELO_PER_NAT, EloConfig, Ranking, elo_update, expected_score, is_provisional
+from ladder.pairwise import likelihood_of_superiority, pairwise_record, sprt
+from ladder.plackett_luce import (
     PLFit,
-    Ranking,
     duplicate_variance_ratios,
-    elo_update,
-    expected_score,
-    is_provisional,
-    likelihood_of_superiority,
-    pairwise_record,
     plackett_luce,
-    sprt,
     table_line,
     table_order,
 )

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from ladder import queries, ratings, recording, tables, tournaments
+from ladder import elo, queries, recording, tables, tournaments
 from ladder.models import GameRow, RatingHistoryRow, ResultRow, SeatRow
 from ladder.store import Store
 from tests.support.ladder import count, plan_of, play, ratings_of, register
@@ -27,7 +27,7 @@ def test_record_match_exactly_once(store: Store) -> None:
     lid = "golden10-3p"
     after = ratings_of(store, lid)
     assert set(after) == set(bots) and all(games == 1 for _, games in after.values())
-    deltas = ratings.elo_update([1500.0] * 3, result["ranks"], [0, 0, 0], recording.ELO)
+    deltas = elo.elo_update([1500.0] * 3, result["ranks"], [0, 0, 0], recording.ELO)
     for entry, bot in enumerate(result["bots"]):
         assert after[bot][0] == pytest.approx(1500.0 + deltas[entry])
     assert count(store, ResultRow, match_id=match_id) == 3

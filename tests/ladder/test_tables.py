@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ladder import queries, ratings, recording, tables, tournaments
+from ladder import plackett_luce, queries, recording, tables, tournaments
 from ladder.errors import LeagueError
 from ladder.models import TournamentRow
 from ladder.store import Store
@@ -42,7 +42,7 @@ def test_finish_tournament_stores_the_table(store: Store) -> None:
     # the table at 1500; each other is only known to be above it.
     anchor, *bounded = reversed(stored)
     assert (anchor["bot_id"], anchor["measured"], anchor["rating"]) == (bots[0], True, 1500.0)
-    assert (anchor["bound"], anchor["reason"]) == (None, ratings.ALONE)
+    assert (anchor["bound"], anchor["reason"]) == (None, plackett_luce.ALONE)
     for line in bounded:
         assert (line["measured"], line["bound"], line["ci_high"]) == (False, "above", None)
         assert isinstance(line["rating"], float) and line["rating"] == line["ci_low"]

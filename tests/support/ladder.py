@@ -121,7 +121,7 @@ def plan_of(store: Store, tournament_id: str) -> list[TournamentMatchRow]:
 
 
 TABLE_ORDER = ("above", "measured", "below", "unmeasured")
-"""How ladder.ratings orders a table: bots bounded only from below, the measured ones by
+"""How ladder.plackett_luce orders a table: bots bounded only from below, the measured ones by
 rating, bots bounded only from above, then those with no comparison."""
 
 
