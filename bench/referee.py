@@ -104,7 +104,7 @@ async def play_matches(
 def act_size(game: str, players: int) -> int:
     """The mean size in bytes of an Act message of `game`, from a local game."""
     import games
-    from referee import wire
+    from referee import wire_results
     from referee.channels import ActRequest
 
     spec = games.get(game)
@@ -125,7 +125,7 @@ def act_size(game: str, players: int) -> int:
             1000,
             5000,
         )
-        sizes.append(wire.referee_message(request).ByteSize())
+        sizes.append(wire_results.referee_message(request).ByteSize())
         state.apply(seat, legal[0])
     return int(statistics.mean(sizes))
 

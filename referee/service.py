@@ -15,7 +15,7 @@ from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
 from ladder.records import MatchStatus
 from ladder.store import Bot, Conflict, Match, MatchRequest, NotFound, Store
-from referee import wire
+from referee import wire_actions, wire_results
 from referee.channels import Answer, RelayUnavailable
 from referee.limits import Allowance, KeyedBuckets, LocalAllowance, TokenBucket
 from referee.matches import BadMatch, MatchManager, Starter, Unavailable
@@ -150,7 +150,9 @@ class BotService(pb_grpc.BotServiceServicer):
         if not self._settings.registration_is_open:
             await self._gate.require_admin(context)
         await self._gate.bound(self._registrations, context, "registrations")
-        problem = wire.registration_problem(request.name, request.version, list(request.games))
+        problem = wire_actions.registration_problem(
+            request.name, request.version, list(request.games)
+        )
         if problem:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(problem))
         try:
@@ -193,7 +195,7 @@ class BotService(pb_grpc.BotServiceServicer):
                 welcome=pb.Welcome(bot_id=bot.id, session_id=session.id, capacity=capacity)
             )
             while (message := await session.outbox.get()) is not None:
-                yield wire.referee_message(message, session.observation_json, time.time())
+                yield wire_results.referee_message(message, session.observation_json, time.time())
             finished = reader.done() and not reader.cancelled() and reader.exception() is None
             ended = reader.result() if finished else None
             if ended is not None:
@@ -258,7 +260,7 @@ class BotService(pb_grpc.BotServiceServicer):
             delivered = session.answer(Answer(answer.request_id, index=answer.index))
         elif choice == "action":
             seat = session.seats.get(answer.request_id)
-            text = "" if seat is None else wire.action_text(answer.action, seat)
+            text = "" if seat is None else wire_actions.action_text(answer.action, seat)
             delivered = session.answer(Answer(answer.request_id, action=text))
         else:
             delivered = session.answer(Answer(answer.request_id))
@@ -302,10 +304,10 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
                 grpc.StatusCode.INVALID_ARGUMENT, "match_id must be 1..64 characters"
             )
         try:
-            seed = wire.requested_seed(request)
+            seed = wire_actions.requested_seed(request)
             # Texts and typed values alike: the game's resolve_options checks them when
             # the match is started, as it does for the texts alone.
-            options = wire.requested_options(request)
+            options = wire_actions.requested_options(request)
         except ValueError as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(str(error)))
         match_request = MatchRequest(
@@ -326,7 +328,7 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(str(error)))
         except Conflict as error:
             await context.abort(grpc.StatusCode.ALREADY_EXISTS, brief(str(error)))
-        return wire.match_message(match)
+        return wire_results.match_message(match)
 
     async def GetMatch(
         self, request: pb.GetMatchRequest, context: grpc.aio.ServicerContext[object, object]
@@ -339,7 +341,7 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
                 match = await asyncio.to_thread(self._store.match, request.match_id)
         except NotFound as error:
             await context.abort(grpc.StatusCode.NOT_FOUND, brief(str(error)))
-        return wire.match_message(match)
+        return wire_results.match_message(match)
 
     async def _wait(
         self, match_id: str, context: grpc.aio.ServicerContext[object, object]
@@ -372,7 +374,7 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
         await self._gate.bound(self._reads, context, "match reads")
         try:
             async for event in self._manager.watch(request.match_id):
-                yield wire.event_message(event)
+                yield wire_results.event_message(event)
         except NotFound as error:
             await context.abort(grpc.StatusCode.NOT_FOUND, brief(str(error)))
 
@@ -393,7 +395,7 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
         self._public_streams[address] += 1
         try:
             async for event in self._manager.watch_public(request.match_id):
-                yield wire.event_message(event)
+                yield wire_results.event_message(event)
         except NotFound as error:
             await context.abort(grpc.StatusCode.NOT_FOUND, brief(str(error)))
         except TooManyWatchers as error:
@@ -418,10 +420,10 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
             replays = await asyncio.to_thread(self._store.replays, request.match_id)
         except NotFound as error:
             await context.abort(grpc.StatusCode.NOT_FOUND, brief(str(error)))
-        return wire.replay_message(request.match_id, replays)
+        return wire_results.replay_message(request.match_id, replays)
 
     def _replay(self, match_id: str) -> pb.Replay:
-        return wire.replay_message(match_id, self._store.replays(match_id))
+        return wire_results.replay_message(match_id, self._store.replays(match_id))
 
     async def ListSessions(
         self, request: pb.ListSessionsRequest, context: grpc.aio.ServicerContext[object, object]

@@ -22,7 +22,7 @@ from bots.rules import CHOOSERS
 from games import sampling
 from ladder.web.replay import RENDERERS, build_frames
 from ladder.web.schemas import BotRefOut
-from referee import wire
+from referee import wire_actions, wire_observations
 
 NAMES = games.names()
 SAMPLED = [name for name in NAMES if games.get(name).sample_deal is not None]
@@ -75,12 +75,12 @@ def test_the_wire_carries_every_observation_and_action(name: str) -> None:
             break
         for seat in range(state.players):
             observation = state.observation(seat)
-            message = wire.observation_message(observation, with_json=True)
+            message = wire_observations.observation_message(observation, with_json=True)
             assert message.WhichOneof("detail") == name
             assert orjson.loads(message.json) == orjson.loads(orjson.dumps(observation))
         for seat in state.to_act():
             for action in state.legal_actions(seat):
-                typed = wire.action_message(name, str(action), seat)
+                typed = wire_actions.action_message(name, str(action), seat)
                 assert typed.WhichOneof("game") == name and typed.text == str(action)
         step(state, rng)
 

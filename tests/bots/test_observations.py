@@ -12,7 +12,7 @@ import pytest
 import games
 from bots.observations import observation_view
 from cardarena_api.v1 import cards_pb2 as cards
-from referee import wire
+from referee import wire_observations
 
 # Whole games with the rules' defaults (Goof: the smallest table, to keep ticks few).
 TABLES = [("goodge", 3), ("goodge", 4), ("golden10", 3), ("golden10", 5), ("goof", 2), ("goof", 3)]
@@ -42,11 +42,13 @@ def test_the_typed_and_json_forms_equal_the_engines_observation_at_every_step(
     for state in every_step(game, players, seed=players):
         for seat in range(players):
             engine = orjson.loads(orjson.dumps(state.observation(seat)))
-            typed = wire.observation_message(state.observation(seat))
+            typed = wire_observations.observation_message(state.observation(seat))
             assert not typed.json  # JSON only for a session that asks
             received = cards.Observation.FromString(typed.SerializeToString())
             assert observation_view(received) == engine
-            with_json = wire.observation_message(state.observation(seat), with_json=True)
+            with_json = wire_observations.observation_message(
+                state.observation(seat), with_json=True
+            )
             assert json.loads(with_json.json) == engine
             seen_last_round |= engine.get("last_round") is not None or bool(
                 engine.get("past_rounds")

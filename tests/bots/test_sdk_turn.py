@@ -8,7 +8,7 @@ import games
 from bots.sdk import turn_from
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import cards_pb2
-from referee import wire
+from referee import wire_observations
 
 STATE = games.get("golden10").new_game(4, 5)
 SEAT = STATE.to_act()[0]
@@ -23,7 +23,7 @@ def act(deadline_ms: int) -> pb.Act:
         match_id="m1",
         game="golden10",
         seat=SEAT,
-        observation=wire.observation_message(STATE.observation(SEAT)),
+        observation=wire_observations.observation_message(STATE.observation(SEAT)),
         legal=[cards_pb2.Action(text=text) for text in LEGAL],
         deadline_ms=deadline_ms,
     )

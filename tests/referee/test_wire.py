@@ -1,4 +1,4 @@
-"""referee.wire: engine values to typed protobuf messages and back, for every game."""
+"""referee.wire_actions, wire_observations and wire_results: engine values to typed protobuf messages and back, for every game."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import cards_pb2 as cards
 from cardarena_api.v1.notation import GOLDEN10_LETTERS, GOODGE_LETTERS, GOOF_LETTERS
 from ladder.records import Forfeit, GameEnd, GameStart, MatchEnd, MatchResult, Strike
-from referee import wire
+from referee import wire_actions, wire_observations, wire_results
 from referee.channels import ActRequest
 from referee.sessions import Problem
 
@@ -60,16 +60,16 @@ def test_every_legal_action_round_trips_through_its_typed_form(
             for seat in state.to_act():
                 for action in state.legal_actions(seat):
                     text = str(action)
-                    message = wire.action_message(game, text, seat)
+                    message = wire_actions.action_message(game, text, seat)
                     assert message.text == text
                     assert message.WhichOneof("game") == game
                     typed = cards.Action()
                     typed.CopyFrom(message)
                     typed.ClearField("text")
-                    assert wire.action_text(typed, seat) == text, typed
+                    assert wire_actions.action_text(typed, seat) == text, typed
                     # What a bot sends is bytes on the wire: parse it back too.
                     sent = cards.Action.FromString(typed.SerializeToString())
-                    assert wire.action_text(sent, seat) == text
+                    assert wire_actions.action_text(sent, seat) == text
                     kinds[_kind(message)] += 1
                     _check_action_fields(message, text, seat)
     expected = {
@@ -113,11 +113,11 @@ def _check_action_fields(action: cards.Action, text: str, seat: int) -> None:
 
 def test_action_text_prefers_the_text_and_is_empty_for_an_empty_action() -> None:
     typed = cards.Action()
-    typed.CopyFrom(wire.action_message("goodge", "bid:55", 0))  # cached: never modify it
+    typed.CopyFrom(wire_actions.action_message("goodge", "bid:55", 0))  # cached: never modify it
     typed.text = "pass"
-    assert wire.action_text(typed, 0) == "pass"
-    assert wire.action_text(cards.Action(), 0) == ""
-    assert wire.action_text(cards.Action(goodge=cards.GoodgeAction()), 0) == ""
+    assert wire_actions.action_text(typed, 0) == "pass"
+    assert wire_actions.action_text(cards.Action(), 0) == ""
+    assert wire_actions.action_text(cards.Action(goodge=cards.GoodgeAction()), 0) == ""
 
 
 # Cards
@@ -168,7 +168,7 @@ def test_observations_convert_and_agree_with_the_json(
                 continue  # Goof ticks are many and alike
             for seat in range(players):
                 obs = state.observation(seat)
-                message = wire.observation_message(obs, with_json=True)
+                message = wire_observations.observation_message(obs, with_json=True)
                 assert json.loads(message.json) == obs
                 assert message.WhichOneof("detail") == game
                 assert (message.game, message.seat, message.players) == (game, seat, players)
@@ -311,8 +311,8 @@ def test_an_act_request_carries_typed_legal_actions_and_observation() -> None:
         deadline_ms=300,
         time_bank_ms=1200,
     )
-    assert not wire.referee_message(request).act.observation.json  # only when asked for
-    message = wire.referee_message(request, with_json=True)
+    assert not wire_results.referee_message(request).act.observation.json  # only when asked for
+    message = wire_results.referee_message(request, with_json=True)
     assert message.WhichOneof("kind") == "act"
     act = message.act
     assert (act.request_id, act.match_id, act.game_index, act.game, act.seat) == (
@@ -328,7 +328,7 @@ def test_an_act_request_carries_typed_legal_actions_and_observation() -> None:
 
 
 def test_notices_and_errors_have_their_messages() -> None:
-    start = wire.referee_message(
+    start = wire_results.referee_message(
         GameStart(
             "m1",
             1,
@@ -343,21 +343,25 @@ def test_notices_and_errors_have_their_messages() -> None:
     assert start.game_start.seed_commitment == "ab" * 32
     assert (start.game_start.game, start.game_start.seat) == ("golden10", 2)
     assert dict(start.game_start.options) == {"rounds": "2"}
-    end = wire.referee_message(GameEnd("m1", 1, 2, scores=(1, 5, 0), ranks=(2, 3, 1), rounds=6))
+    end = wire_results.referee_message(
+        GameEnd("m1", 1, 2, scores=(1, 5, 0), ranks=(2, 3, 1), rounds=6)
+    )
     assert (list(end.game_end.scores), list(end.game_end.ranks), end.game_end.rounds) == (
         [1, 5, 0],
         [2, 3, 1],
         6,
     )
-    strike = wire.referee_message(Strike("m1", 0, 1, reason="late", strikes=2, max_strikes=3))
+    strike = wire_results.referee_message(
+        Strike("m1", 0, 1, reason="late", strikes=2, max_strikes=3)
+    )
     assert (strike.strike.reason, strike.strike.strikes, strike.strike.max_strikes) == (
         "late",
         2,
         3,
     )
-    forfeit = wire.referee_message(Forfeit("m1", 0, 1, reason="3 strikes"))
+    forfeit = wire_results.referee_message(Forfeit("m1", 0, 1, reason="3 strikes"))
     assert forfeit.forfeit.reason == "3 strikes"
-    error = wire.referee_message(Problem("no open request 'x' for this bot", "x"))
+    error = wire_results.referee_message(Problem("no open request 'x' for this bot", "x"))
     assert error == pb.RefereeMessage(
         error=pb.Error(message="no open request 'x' for this bot", request_id="x")
     )
@@ -374,7 +378,7 @@ def test_notices_and_errors_have_their_messages() -> None:
         "forfeit_reasons": {"b": "3 strikes"},
         "strikes": {"a": 0, "b": 3},
     }
-    end_of_match = wire.referee_message(MatchEnd("m1", MatchResult.from_json(result)))
+    end_of_match = wire_results.referee_message(MatchEnd("m1", MatchResult.from_json(result)))
     assert json.loads(end_of_match.match_end.result.json) == result
     assert list(end_of_match.match_end.result.forfeits) == ["b"]
     assert end_of_match.match_end.result.games[0].seed == 5
@@ -388,31 +392,34 @@ def test_an_act_carries_what_is_left_of_its_clock_when_it_is_sent() -> None:
     request = ActRequest(
         "r1", "m1", 0, "golden10", seat, 3, state.observation(seat), legal, 300, 1200, 1000.0
     )
-    first = wire.referee_message(request, now=1000.0).act
+    first = wire_results.referee_message(request, now=1000.0).act
     assert (first.deadline_ms, first.time_bank_ms, first.sent_at_ms) == (300, 1200, 1_000_000)
     # Sent again after a reconnect: the move's own time goes first...
-    again = wire.referee_message(request, now=1000.1).act
+    again = wire_results.referee_message(request, now=1000.1).act
     assert (again.deadline_ms, again.time_bank_ms, again.sent_at_ms) == (200, 1200, 1_000_100)
     # ...then the bank pays for the overrun, down to nothing.
-    late = wire.referee_message(request, now=1000.5).act
+    late = wire_results.referee_message(request, now=1000.5).act
     assert (late.deadline_ms, late.time_bank_ms) == (0, 1000)
     assert request.clock_left(1010.0) == (0, 0)
 
 
 def test_typed_fields_that_contradict_the_move_give_no_legal_notation() -> None:
     play = cards.Action()
-    play.CopyFrom(wire.action_message("goof", "7H>p3", 1))  # cached: never modify it
+    play.CopyFrom(wire_actions.action_message("goof", "7H>p3", 1))  # cached: never modify it
     play.ClearField("text")
-    assert wire.action_text(play, 1) == "7H>p3"
-    assert wire.action_text(play, 2) == "7H>p3 (a card from the deck of seat 1, played by seat 2)"
+    assert wire_actions.action_text(play, 1) == "7H>p3"
+    assert (
+        wire_actions.action_text(play, 2)
+        == "7H>p3 (a card from the deck of seat 1, played by seat 2)"
+    )
     play.goof.play.new_pile = True
-    assert wire.action_text(play, 1) == "7H>new (a new pile and pile 3 at once)"
+    assert wire_actions.action_text(play, 1) == "7H>new (a new pile and pile 3 at once)"
     play.goof.play.new_pile = False
     play.goof.play.card.text = "8H@1"
-    assert wire.action_text(play, 1) == "7H>p3 (card text '8H@1' is not '7H@1')"
+    assert wire_actions.action_text(play, 1) == "7H>p3 (card text '8H@1' is not '7H@1')"
     crown = cards.Action(goodge=cards.GoodgeAction(card=cards.GoodgeCard(crown=True, rank=3)))
-    assert wire.action_text(crown, 0) == "CR (the Crown has no suit or rank)"
-    ten = cards.Action(golden10=cards.Golden10Action(card=wire.golden10_card("10Y")))
-    assert wire.action_text(ten, 0) == "10Y"
+    assert wire_actions.action_text(crown, 0) == "CR (the Crown has no suit or rank)"
+    ten = cards.Action(golden10=cards.Golden10Action(card=wire_actions.golden10_card("10Y")))
+    assert wire_actions.action_text(ten, 0) == "10Y"
     ten.golden10.card.text = "10R"
-    assert wire.action_text(ten, 0) == "10Y (card text '10R' is not '10Y')"
+    assert wire_actions.action_text(ten, 0) == "10Y (card text '10R' is not '10Y')"

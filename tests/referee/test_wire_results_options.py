@@ -1,4 +1,4 @@
-"""The typed rules options, in referee.wire: GameStart.option_values and
+"""The typed rules options, in referee.wire_actions and wire_results: GameStart.option_values and
 StartMatchRequest.option_values, one typed encoding both ways.
 """
 
@@ -12,7 +12,7 @@ import games
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import cards_pb2 as cards
 from ladder.records import GameStart
-from referee import wire
+from referee import wire_actions, wire_results
 
 # Options: one typed encoding both ways ---------------------------------------------------
 
@@ -23,7 +23,7 @@ def test_a_game_start_carries_every_resolved_option_typed() -> None:
     resolved = games.get("goof").resolve_options(
         {"goof_pile": "4,3,4", "rounds": "2", "target_score": "none"}, 3
     )
-    start = wire.referee_message(
+    start = wire_results.referee_message(
         GameStart(
             "m1", 0, 1, game="goof", seats=("a", "b", "c"), options=resolved, seed_commitment="c"
         )
@@ -37,7 +37,7 @@ def test_a_game_start_carries_every_resolved_option_typed() -> None:
     assert typed["stall_limit"] == cards.OptionValue(number=20)
     assert dict(start.options) == {name: json.dumps(v) for name, v in resolved.items()}
     goodge = games.get("goodge").resolve_options({}, 4)
-    start = wire.referee_message(
+    start = wire_results.referee_message(
         GameStart("m1", 0, 1, game="goodge", seats=("a",) * 4, options=goodge, seed_commitment="c")
     ).game_start
     assert dict(start.option_values) == {
@@ -64,13 +64,13 @@ def test_the_options_a_game_start_gives_can_be_asked_for_as_they_are(
     StartMatchRequest are read as the same resolved options."""
     spec = games.get(game)
     resolved = spec.resolve_options(options, players)
-    start = wire.referee_message(
+    start = wire_results.referee_message(
         GameStart(
             "m", 0, 0, game=game, seats=("x",) * players, options=resolved, seed_commitment=""
         )
     ).game_start
     request = pb.StartMatchRequest(game=game, players=players, option_values=start.option_values)
-    asked = wire.requested_options(request)
+    asked = wire_actions.requested_options(request)
     assert spec.resolve_options(asked, players) == resolved
 
 
@@ -82,14 +82,14 @@ def test_typed_options_merge_with_texts_as_python_values() -> None:
         options={"yellow10_floor": "game"},
         option_values={"rounds": cards.OptionValue(number=1)},
     )
-    asked = wire.requested_options(request)
+    asked = wire_actions.requested_options(request)
     assert asked == {"yellow10_floor": "game", "rounds": 1}
     assert games.get("golden10").resolve_options(asked, 4) == {
         "rounds": 1,
         "yellow10_floor": "game",
     }
     texts_only = pb.StartMatchRequest(game="golden10", players=4, options={"rounds": "2"})
-    assert wire.requested_options(texts_only) == {"rounds": "2"}
+    assert wire_actions.requested_options(texts_only) == {"rounds": "2"}
 
 
 @pytest.mark.parametrize(
@@ -117,7 +117,7 @@ def test_typed_options_of_the_wrong_kind_or_given_twice_are_refused(
 ) -> None:
     request = pb.StartMatchRequest(game=game, players=3, options=options, option_values=values)
     with pytest.raises(ValueError, match=message) as refused:
-        wire.requested_options(request)
+        wire_actions.requested_options(request)
     assert "\n" not in str(refused.value)
 
 
@@ -150,6 +150,6 @@ def test_typed_options_the_game_refuses_fail_its_own_check(
     """A value the option refuses whatever its kind is left to the game's
     resolve_options, which checks typed values and texts alike."""
     request = pb.StartMatchRequest(game=game, players=3, option_values=values)
-    asked = wire.requested_options(request)
+    asked = wire_actions.requested_options(request)
     with pytest.raises(ValueError, match=message):
         games.get(game).resolve_options(asked, 3)

@@ -1,5 +1,5 @@
 """Every result and event typed: MatchResult.entries, MatchEvent's typed oneof and
-GameReplay.events, in referee.wire.
+GameReplay.events, in referee.wire_results.
 
 The check throughout: the typed fields alone rebuild the JSON beside them, so a
 client that ignores every JSON field reads everything.
@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from ladder.records import EventType, MatchResult, Replay
-from referee import wire
+from referee import wire_results
 from referee.runner import Event, Limits
 from tests.referee.test_runner import (
     FakeSeat,
@@ -40,7 +40,7 @@ def test_result_entries_follow_the_bots_with_strikes_forfeits_and_a_duplicate_en
         forfeit_reasons={"b": "3 strikes"},
         strikes={"a": 1, "b": 3, "c": 0},
     )
-    message = wire.result_message(result)
+    message = wire_results.result_message(result)
     assert [
         (e.bot_id, e.score, e.rank, e.strikes, e.forfeited, e.forfeit_reason)
         for e in message.entries
@@ -71,7 +71,7 @@ def test_result_entries_of_a_result_stored_without_reasons_or_strikes() -> None:
         "forfeits": ["b"],
         "games": [],
     }
-    entries = wire.result_message(MatchResult.from_json(stored)).entries
+    entries = wire_results.result_message(MatchResult.from_json(stored)).entries
     assert [(e.bot_id, e.strikes, e.forfeited, e.forfeit_reason) for e in entries] == [
         ("a", 0, False, ""),
         ("b", 0, True, ""),
@@ -90,7 +90,7 @@ def test_a_played_match_has_its_entries_as_in_its_json() -> None:
     result, _, _ = play(request, seats, Limits(time_bank_ms=1000, max_strikes=2))
     assert result["forfeit_reasons"]["b"] == "2 strikes"
     assert result["forfeit_reasons"]["c"].startswith("disconnected: ")
-    message = wire.result_message(MatchResult.from_json(result))
+    message = wire_results.result_message(MatchResult.from_json(result))
     assert [e.bot_id for e in message.entries] == ["a", "b", "a", "c"]
     assert result_from_typed(message, "m1", "golden10") == result
 
@@ -128,7 +128,7 @@ def test_every_event_kind_is_typed_as_its_json() -> None:
     type, whose fields say all the JSON says (ms unset where the JSON has null)."""
     events = played_events()
     assert {str(event["type"]) for event in events} == {str(kind) for kind in EventType}
-    messages = [wire.event_message(event) for event in events]
+    messages = [wire_results.event_message(event) for event in events]
     for event, message in zip(events, messages, strict=True):
         assert message.type == event["type"]
         assert json.loads(message.json) == as_json(event)
@@ -182,19 +182,19 @@ def test_hand_written_events_and_an_unknown_type() -> None:
         {"type": "match_aborted", "reason": "relay unavailable"},
     ]
     for event in events:
-        message = wire.event_message(event)
+        message = wire_results.event_message(event)
         assert event_from_typed(message) == event == json.loads(message.json)
-    tick = wire.event_message(events[3]).tick
+    tick = wire_results.event_message(events[3]).tick
     assert [(m.seat, m.action, m.took_effect, _ms(m)) for m in tick.moves] == [
         (1, "play:7H@1:new", True, 3.5),
         (0, "wait", False, None),
     ]
-    ended = wire.event_message(events[7]).match_end.result
+    ended = wire_results.event_message(events[7]).match_end.result
     assert [(e.bot_id, e.strikes, e.forfeit_reason) for e in ended.entries] == [
         ("a", 0, ""),
         ("b", 2, "disconnected: gone"),
     ]
-    running = wire.event_message({"type": "match_running", "reason": ""})
+    running = wire_results.event_message({"type": "match_running", "reason": ""})
     assert running.type == "match_running" and running.WhichOneof("event") is None
     assert json.loads(running.json) == {"type": "match_running", "reason": ""}
 
@@ -210,7 +210,7 @@ def test_replay_events_are_the_events_json_typed() -> None:
     )
     # As stored: the replays' JSON read back.
     stored = [Replay.from_json(as_json(replay.to_json())) for replay in replays]
-    message = wire.replay_message("m1", stored)
+    message = wire_results.replay_message("m1", stored)
     assert len(message.games) == 3
     for replay, game in zip(stored, message.games, strict=True):
         listed = json.loads(game.events_json)

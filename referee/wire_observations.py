@@ -1,0 +1,359 @@
+"""The encoded observation entries of each game and observation messages, with
+the legal actions of an Act request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import cache, lru_cache
+from typing import Any
+
+import orjson
+from google.protobuf.message import Message
+
+from cardarena_api.v1 import arena_pb2 as pb
+from cardarena_api.v1 import cards_pb2 as cards
+from cardarena_api.v1.notation import (
+    GOLDEN10_COLOURS,
+    GOODGE_SUITS,
+    GOOF_SUITS,
+)
+from games import golden10, goodge, goof
+from games.core import SeatEntry
+from referee.wire_actions import (
+    _optional_goof_card,
+    action_message,
+    golden10_card,
+    golden10_play,
+    goodge_card,
+    goodge_play,
+    goof_table_card,
+    option_message,
+)
+
+
+@cache
+def _legal_entry(game: str, text: str, seat: int) -> bytes:
+    """One legal action, encoded as an entry of `Act.legal` (see `_entry`)."""
+    return _entry(pb.Act, "legal", [action_message(game, text, seat)])
+
+
+FINISHED_TRICKS = 65_536
+"""Finished tricks kept as built messages (a few MB): a game's tricks are asked for again
+in every later request of that game."""
+
+
+TrickKey = tuple[Any, ...]
+"""A finished trick, hashable: its leader, its winner, then each play as (seat, card)."""
+
+
+def _trick_key(trick: goodge.GoodgeTrick | golden10.Golden10Trick) -> TrickKey:
+    return (trick["leader"], trick["winner"], *(tuple(play) for play in trick["cards"]))
+
+
+def _leader(plays: Sequence[SeatEntry]) -> int:
+    """Who led the trick being played (-1 before its first card)."""
+    return plays[0][0] if plays else -1
+
+
+def _entry(message: Callable[..., Message], field: str, value: object) -> bytes:
+    """`value` (a list of one item for a repeated field, a dict of one key for a map)
+    encoded as the `field` of `message`: one entry.
+
+    Encodings of one message type, joined, read as one message holding every
+    entry (protobuf merges what is concatenated: repeated fields append, and
+    a message field merges into the one before), so a hand, the bids or the
+    trick history travel as a join of entries the library encoded once each,
+    parsed into the request in one call instead of built field by field.
+    """
+    return message(**{field: value}).SerializeToString()
+
+
+# Goodge
+
+
+@cache
+def _goodge_hand_entry(card: str) -> bytes:
+    return _entry(cards.GoodgeObservation, "hand", [goodge_card(card)])
+
+
+@cache
+def _goodge_stash_entry(card: str) -> bytes:
+    return _entry(cards.GoodgeObservation, "stash", [goodge_card(card)])
+
+
+@cache
+def _goodge_bid_entry(seat: int, bid: str) -> bytes:
+    typed = cards.GoodgeBid(seat=seat, bid=goodge.bid_value(bid) or 0)  # a pass: 0
+    return _entry(cards.GoodgeObservation, "bids", [typed])
+
+
+@cache
+def _goodge_play_entry(seat: int, card: str) -> bytes:
+    """A card of the trick being played."""
+    trick = cards.GoodgeTrick(plays=[goodge_play(seat, card)])
+    return cards.GoodgeObservation(trick=trick).SerializeToString()
+
+
+@lru_cache(maxsize=FINISHED_TRICKS)
+def _goodge_trick_entry(key: TrickKey, points: int) -> bytes:
+    """A finished trick: it never changes, so it is encoded once for every later request."""
+    trick = cards.GoodgeTrick(
+        leader=key[0],
+        winner=key[1],
+        plays=[goodge_play(seat, card) for seat, card in key[2:]],
+        points=points,
+    )
+    return _entry(cards.GoodgeObservation, "tricks", [trick])
+
+
+@lru_cache(maxsize=None, typed=True)
+def _goodge_option_entry(name: str, value: object) -> bytes:
+    return _entry(cards.GoodgeObservation, "options", {name: option_message(value)})
+
+
+def _goodge_detail(obs: goodge.GoodgeObservation) -> bytes:
+    """The encoded typed form of a Goodge observation's own fields."""
+    plays = obs["trick"]
+    head = cards.GoodgeObservation(
+        phase=obs["phase"],
+        hand_sizes=obs["hand_sizes"],
+        passed=obs["passed"],
+        high_bid=obs["high_bid"] or 0,
+        high_bidder=_or(obs["high_bidder"], -1),
+        goodge=_or(obs["goodge"], -1),
+        bid=obs["bid"] or 0,
+        trump=GOODGE_SUITS[obs["trump"]] if obs["trump"] else cards.GOODGE_SUIT_UNSPECIFIED,
+        stash_size=obs["stash_size"],
+        stash_known=obs["stash"] is not None,
+        # The trick being played: no winner yet, no points counted; its plays are entries.
+        trick=cards.GoodgeTrick(leader=_leader(plays), winner=-1),
+        lead_suit=GOODGE_SUITS[obs["lead_suit"]]
+        if obs["lead_suit"]
+        else cards.GOODGE_SUIT_UNSPECIFIED,
+        taken=obs["taken"],
+        tricks_won=obs["tricks_won"],
+        target=obs["target"],
+        to_act=_or(obs["to_act"], -1),
+        last_round=_goodge_round_end(obs["last_round"]),
+    )
+    return b"".join(
+        [
+            head.SerializeToString(),
+            *map(_goodge_hand_entry, obs["hand"]),
+            *(_goodge_bid_entry(seat, bid) for seat, bid in obs["bids"]),
+            *map(_goodge_stash_entry, obs["stash"] or ()),
+            *(_goodge_trick_entry(_trick_key(trick), trick["points"]) for trick in obs["tricks"]),
+            *(_goodge_play_entry(seat, card) for seat, card in plays),
+            *(_goodge_option_entry(name, value) for name, value in obs["options"].items()),
+        ]
+    )
+
+
+def _goodge_round_end(end: goodge.GoodgeRoundEnd | None) -> cards.GoodgeRoundEnd | None:
+    if end is None:
+        return None
+    if end["redeal"]:
+        return cards.GoodgeRoundEnd(
+            round=end["round"], redeal=True, goodge=-1, deltas=end["deltas"]
+        )
+    return cards.GoodgeRoundEnd(
+        round=end["round"],
+        goodge=end["goodge"],
+        bid=end["bid"],
+        made=end["made"],
+        points=end["points"],
+        deltas=end["deltas"],
+    )
+
+
+# Golden 10
+
+
+@cache
+def _golden10_hand_entry(card: str) -> bytes:
+    return _entry(cards.Golden10Observation, "hand", [golden10_card(card)])
+
+
+@cache
+def _golden10_play_entry(seat: int, card: str) -> bytes:
+    """A card of the trick being played."""
+    trick = cards.Golden10Trick(plays=[golden10_play(seat, card)])
+    return cards.Golden10Observation(trick=trick).SerializeToString()
+
+
+@lru_cache(maxsize=FINISHED_TRICKS)
+def _golden10_trick_entry(key: TrickKey) -> bytes:
+    """A finished trick, encoded once for every later request."""
+    trick = cards.Golden10Trick(
+        leader=key[0],
+        winner=key[1],
+        plays=[golden10_play(seat, card) for seat, card in key[2:]],
+    )
+    return _entry(cards.Golden10Observation, "tricks", [trick])
+
+
+def _golden10_detail(obs: golden10.Golden10Observation) -> bytes:
+    """The encoded typed form of a Golden 10 observation's own fields."""
+    plays = obs["trick"]
+    head = cards.Golden10Observation(
+        phase=obs["phase"],
+        hand_sizes=obs["hand_sizes"],
+        led_colour=GOLDEN10_COLOURS[obs["led_colour"]]
+        if obs["led_colour"]
+        else cards.GOLDEN10_COLOUR_UNSPECIFIED,
+        # The trick being played: no winner yet; its plays are entries.
+        trick=cards.Golden10Trick(leader=_leader(plays), winner=-1),
+        red_points_taken=obs["red_points_taken"],
+        yellow10_taken_by=_or(obs["yellow10_taken_by"], -1),
+        left_over_count=obs["left_over_count"],
+        left_over_taker=_or(obs["left_over_taker"], -1),
+        rounds=obs["rounds"],
+        yellow10_floor=obs["yellow10_floor"],
+        to_act=_or(obs["to_act"], -1),
+        last_round=_golden10_round_end(obs["last_round"]),
+    )
+    return b"".join(
+        [
+            head.SerializeToString(),
+            *map(_golden10_hand_entry, obs["hand"]),
+            *(_golden10_trick_entry(_trick_key(trick)) for trick in obs["tricks"]),
+            *(_golden10_play_entry(seat, card) for seat, card in plays),
+        ]
+    )
+
+
+def _golden10_round_end(end: golden10.Golden10RoundEnd | None) -> cards.Golden10RoundEnd | None:
+    if end is None:
+        return None
+    return cards.Golden10RoundEnd(
+        round=end["round"],
+        red_points=end["red_points"],
+        yellow10=end["yellow10"],
+        score_change=end["score_change"],
+        scores=end["scores"],
+    )
+
+
+# Goof
+
+
+TABLEAUS = 65_536
+"""Goof tableau rows kept encoded: every seat's observation of a tick shows every row,
+and most rows do not change from one tick to the next."""
+
+
+@lru_cache(maxsize=TABLEAUS)
+def _goof_tableau_entry(
+    seat: int,
+    goof_pile: int,
+    line: tuple[str, ...],
+    stock: int,
+    waste: int,
+    waste_top: str | None,
+    back_three: str | None,
+    area_cards: int,
+    full_pass: bool,
+) -> bytes:
+    row = cards.GoofTableau(
+        seat=seat,
+        goof_pile=goof_pile,
+        line=[goof_table_card(card) for card in line],
+        stock=stock,
+        waste=waste,
+        waste_top=_optional_goof_card(waste_top),
+        back_three=_optional_goof_card(back_three),
+        area_cards=area_cards,
+        full_pass=full_pass,
+    )
+    return _entry(cards.GoofObservation, "tableau", [row])
+
+
+@lru_cache(maxsize=TABLEAUS)
+def _goof_pile_entry(pile: int, suit: str, top: str, size: int) -> bytes:
+    typed = cards.GoofPile(id=pile, suit=GOOF_SUITS[suit], top=goof_table_card(top), size=size)
+    return _entry(cards.GoofObservation, "piles", [typed])
+
+
+@cache
+def _goof_move_entry(seat: int, action: str, took_effect: bool) -> bytes:
+    move = cards.GoofMove(seat=seat, action=action, took_effect=took_effect)
+    return _entry(cards.GoofObservation, "last_tick", [move])
+
+
+def _goof_detail(obs: goof.GoofObservation) -> bytes:
+    """The encoded typed form of a Goof observation's own fields."""
+    head = cards.GoofObservation(
+        phase=obs["phase"],
+        tick=obs["tick"],
+        removed_piles=obs["removed_piles"],
+        one_unders=obs["one_unders"],
+        past_rounds=[
+            cards.GoofPastRound(scores=past["scores"], goof=_or(past["goof"], -1), end=past["end"])
+            for past in obs["past_rounds"]
+        ],
+    )
+    return b"".join(
+        [
+            head.SerializeToString(),
+            *(
+                _goof_tableau_entry(
+                    row["seat"],
+                    row["goof_pile"],
+                    tuple(row["line"]),
+                    row["stock"],
+                    row["waste"],
+                    row["waste_top"],
+                    row["back_three"],
+                    row["area_cards"],
+                    row["full_pass"],
+                )
+                for row in obs["tableau"]
+            ),
+            *(
+                _goof_pile_entry(pile["id"], pile["suit"], pile["top"], pile["size"])
+                for pile in obs["piles"]
+            ),
+            *(_goof_move_entry(seat, action, ok) for seat, action, ok in obs["last_tick"]),
+        ]
+    )
+
+
+_DETAILS: dict[str, Callable[[Any], bytes]] = {
+    goodge.SPEC_NAME: _goodge_detail,
+    golden10.SPEC_NAME: _golden10_detail,
+    goof.SPEC_NAME: _goof_detail,
+}
+"""Per game, the encoded typed form of its observation's own fields (the engine's TypedDict)."""
+
+
+def _observation_head(obs: dict[str, Any], with_json: bool) -> cards.Observation:
+    """The fields every game's observation has (and its JSON if `with_json`)."""
+    return cards.Observation(
+        game=obs["game"],
+        seat=obs["seat"],
+        players=obs["players"],
+        round=obs["round"],
+        dealer=_or(obs.get("dealer"), -1),
+        scores=obs["scores"],
+        json=orjson.dumps(obs).decode() if with_json else "",
+    )
+
+
+def _parse_detail(message: cards.Observation, obs: dict[str, Any]) -> None:
+    """Parse the game's own fields into `message` (in place: nothing is copied)."""
+    getattr(message, obs["game"]).MergeFromString(_DETAILS[obs["game"]](obs))
+
+
+def observation_message(obs: dict[str, Any], with_json: bool = False) -> cards.Observation:
+    """The typed observation; the engine's JSON alongside if `with_json` (a session asked)."""
+    message = _observation_head(obs, with_json)
+    _parse_detail(message, obs)
+    return message
+
+
+def _or(value: int | None, default: int) -> int:
+    return default if value is None else value
+
+
+# Referee messages
