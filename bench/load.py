@@ -23,8 +23,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -33,6 +31,7 @@ from typing import Any
 from sqlalchemy import func, select
 
 from arena_cli.processes import cpu_seconds, free_port, processes, spawn, wait_serving
+from bench.processes import register_bots, start_multibot, wait_connected
 from bots.sdk import channel
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
@@ -49,34 +48,6 @@ def peak_rss_mb(pid: int) -> float:
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
     return 0.0
-
-
-async def register_bots(address: str, count: int) -> tuple[list[str], list[str]]:
-    """Register `count` bots; their ids and tokens."""
-    ids, tokens = [], []
-    async with channel(address) as chan:
-        stub = pb_grpc.BotServiceStub(chan)
-        for number in range(count):
-            reply = await stub.Register(
-                pb.RegisterRequest(name=f"load-{number}", version="1", games=[GAME]), timeout=10
-            )
-            ids.append(reply.bot_id)
-            tokens.append(reply.token)
-    return ids, tokens
-
-
-async def wait_connected(address: str, count: int, timeout_s: float) -> None:
-    """Wait until `count` bots hold sessions."""
-    async with channel(address) as chan:
-        stub = pb_grpc.RefereeServiceStub(chan)
-        end = time.monotonic() + timeout_s
-        while True:
-            reply = await stub.ListSessions(pb.ListSessionsRequest(), timeout=10)
-            if len(reply.sessions) >= count:
-                return
-            if time.monotonic() > end:
-                raise TimeoutError(f"{len(reply.sessions)} of {count} bots connected")
-            await asyncio.sleep(0.2)
 
 
 async def play(
@@ -193,12 +164,14 @@ def main() -> None:
         )
         started.append(referee)
         wait_serving(address)
-        bot_ids, tokens = asyncio.run(register_bots(address, args.bots))
+        names = [f"load-{number}" for number in range(args.bots)]
+        bot_ids, tokens = asyncio.run(register_bots(address, names, [GAME]))
+        bots = []
         for number, first in enumerate(range(0, args.bots, args.bots_per_process)):
-            tokens_file = workdir / f"tokens-{number}.json"
-            tokens_file.write_text(json.dumps(tokens[first : first + args.bots_per_process]))
-            started.append(_multibot(address, tokens_file, workdir / f"bots-{number}.log"))
-        asyncio.run(wait_connected(address, args.bots, 120))
+            share = tokens[first : first + args.bots_per_process]
+            bots.append(start_multibot(address, share, workdir, number))
+            started.append(bots[-1])
+        asyncio.run(wait_connected(address, bot_ids, bots, 120))
         referee_cpu = cpu_seconds(referee.pid)
         measured = asyncio.run(play(address, bot_ids, args.matches, args.waves, args.rounds))
         referee_cpu = cpu_seconds(referee.pid) - referee_cpu
@@ -224,16 +197,6 @@ def main() -> None:
                 "rounds": args.rounds,
             }
         )
-    )
-
-
-def _multibot(address: str, tokens: Path, log: Path) -> subprocess.Popen[bytes]:
-    """A `bench.multibot` process playing the bots whose tokens are in `tokens`."""
-    out = log.open("wb")
-    return subprocess.Popen(
-        [sys.executable, "-m", "bench.multibot", "--referee", address, "--tokens", str(tokens)],
-        stdout=out,
-        stderr=subprocess.STDOUT,
     )
 
 

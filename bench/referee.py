@@ -14,7 +14,7 @@ of the moves), so that the referee's cost and the bots' are seen apart;
 beside each, the same figure for the ping-pong's server and its client: what
 gRPC alone costs per exchange, the floor under both.
 
-    python bench/referee.py [--matches 8] [--game goodge] [--seconds 10]
+    python -m bench.referee [--matches 8] [--game goodge] [--seconds 10]
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from arena_cli.processes import cpu_seconds, free_port, processes, spawn, wait_serving
-from bots.sdk import channel, register
+from bench.processes import register_bots, wait_connected
+from bots.sdk import channel
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
 
@@ -165,17 +166,6 @@ def baseline(streams: int, size: int, seconds: float, workdir: Path) -> dict[str
     }
 
 
-async def register_bots(address: str, count: int) -> list[tuple[str, str]]:
-    """Register `count` bots; their ids and tokens."""
-    bots = []
-    for number in range(count):
-        reply = await register(
-            address, f"bench-{number}-{uuid.uuid4().hex[:6]}", "1", ["goodge", "golden10", "goof"]
-        )
-        bots.append((reply.bot_id, reply.token))
-    return bots
-
-
 def main() -> None:
     """Print the JSON line."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -205,10 +195,11 @@ def main() -> None:
         )
         started.append(referee)
         wait_serving(address)
-        bots = asyncio.run(register_bots(address, args.bots))
-        first_bot = len(started)
-        for number, (_, token) in enumerate(bots):
-            started.append(
+        names = [f"bench-{number}-{uuid.uuid4().hex[:6]}" for number in range(args.bots)]
+        bot_ids, tokens = asyncio.run(register_bots(address, names, ["goodge", "golden10", "goof"]))
+        bots = []
+        for number, token in enumerate(tokens):
+            bots.append(
                 spawn(
                     [
                         "bot",
@@ -224,16 +215,17 @@ def main() -> None:
                     workdir / f"bot-{number}.log",
                 )
             )
-        time.sleep(1.0)
+            started.append(bots[-1])
+        asyncio.run(wait_connected(address, bot_ids, bots, 60))
         measured = asyncio.run(
             play_matches(
                 address,
-                [bot_id for bot_id, _ in bots],
+                bot_ids,
                 args.matches,
                 args.game,
                 args.players,
                 args.seconds,
-                [referee.pid, started[first_bot].pid],
+                [referee.pid, bots[0].pid],
             )
         )
         size = act_size(args.game, args.players)

@@ -1,0 +1,77 @@
+"""What the replica tier's Redis relay itself costs in CPU per relayed move.
+
+bench.scale's relay_cpu_us_per_move: two tiers in this process on the bench's
+Redis relay requests to a bot that answers at once, so that nothing but the
+relay (and this event loop) spends the CPU measured.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from dataclasses import replace
+
+from referee.channels import ActRequest, Answer
+from referee.metrics import RefereeMetrics
+from referee.sessions import SessionHub
+from referee.tier.replica import Tier
+
+
+def probe(deadline_ms: int) -> ActRequest:
+    """A relayed request of a Golden 10 move's size, with a move's deadline of `deadline_ms`."""
+    return ActRequest(
+        "probe",
+        "relay-cost",
+        0,
+        "golden10",
+        0,
+        3,
+        {"hand": ["5h", "6c", "Td", "Js", "2d", "3c", "4s", "Kh"], "discard": ["Ah"], "round": 2},
+        ("5h", "6c", "Td"),
+        deadline_ms,
+        0,
+    )
+
+
+async def relay_cost(url: str, in_flight: int, requests: int, deadline_ms: int) -> float:
+    """The relay's CPU per relayed move (µs), both sides, `in_flight` requests at once.
+
+    Replicas "a" and "b" are tiers in this process; the bot is a session of b's
+    that answers each request at once, so all the CPU measured is the relay's
+    (and this loop's).
+    """
+    a = Tier(url, "relay-cost-a", SessionHub(), 5.0, RefereeMetrics.create())
+    b = Tier(url, "relay-cost-b", SessionHub(), 5.0, RefereeMetrics.create())
+    await a.start()
+    await b.start()
+    bot = b.hub.open("relay-cost-bot", in_flight)
+    await b.beat()
+
+    async def answer() -> None:
+        while True:
+            message = await bot.outbox.get()
+            if isinstance(message, ActRequest):
+                bot.answer(Answer(message.request_id, index=0))
+
+    answering = asyncio.create_task(answer())
+    channel = a.seats.channel(bot.bot_id)
+    template = probe(deadline_ms)
+    counter = itertools.count()
+
+    async def asker(count: int) -> None:
+        for _ in range(count):
+            request = replace(template, request_id=f"probe-{next(counter)}")
+            await channel.act(request, 10.0)
+
+    try:
+        await asker(200)  # warm-up: connections, scripts, caches
+        started = time.process_time()
+        await asyncio.gather(*(asker(requests // in_flight) for _ in range(in_flight)))
+        used = time.process_time() - started
+    finally:
+        answering.cancel()
+        b.hub.close_all()
+        await a.close()
+        await b.close()
+    return used * 1e6 / (requests // in_flight * in_flight)
