@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test lint typecheck imports buf proto-release pytest smoke demo example-node bench clean proto
+.PHONY: test test-loaded lint typecheck imports buf proto-release pytest smoke demo example-node bench clean proto
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -40,9 +40,18 @@ buf: $(BUF)
 proto-release: $(BUF)
 	$(BUF) build --exclude-source-info -o tools/buf/release.json
 
-# pytest exits 5 when it collects no test; make fails on any non-zero status.
+# pytest exits 5 when it collects no test; make fails on any non-zero status. Two
+# processes (pytest-xdist), one test file each at a time: a file's module fixtures (a
+# referee, a browser) are made once, and every test has its own ports, folders, Redis
+# servers or claimed database numbers and PostgreSQL schemas.
+PYTEST_PROCESSES ?= 2
 pytest: $(STAMP)
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(PYTEST_PROCESSES) --dist loadfile
+
+# The fault and end-to-end tests 5 times in a row with one core kept busy by a CPU burner
+# (tools/loaded.py): what holds only on an idle machine fails here.
+test-loaded: $(STAMP)
+	$(BIN)/python -m tools.loaded --times 5 --cores 1
 
 # A plain `pip install .` (no -e, no extras) into a new virtualenv, from the files the
 # Docker build gets, then `arena --help`, `arena play` and a referee run from it: a

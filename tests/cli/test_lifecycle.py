@@ -20,8 +20,13 @@ WATCH = ("--interval", "0.2")
 def _opened_database(proc: subprocess.Popen[str]) -> bool:
     """Whether the process holds the SQLite file open: its store is made, it is watching."""
     assert proc.poll() is None, "the watcher ended early"
-    folder = Path(f"/proc/{proc.pid}/fd")
-    return any(os.readlink(fd).endswith("arena.db") for fd in folder.iterdir() if fd.is_symlink())
+    for fd in Path(f"/proc/{proc.pid}/fd").iterdir():
+        try:
+            if os.readlink(fd).endswith("arena.db"):
+                return True
+        except FileNotFoundError:
+            continue  # closed between the listing and the look: the process is starting up
+    return False
 
 
 def _db(tmp_path: Path) -> tuple[str, Store]:

@@ -9,6 +9,7 @@ import signal
 import subprocess
 from collections.abc import Callable
 
+from cardarena_api.v1 import arena_pb2 as pb
 from ladder import queries
 from ladder.store import Store
 from tests.support.processes import (
@@ -115,7 +116,8 @@ def test_match_run_shows_its_games_on_a_terminal_and_ctrl_c_leaves_the_match_pla
     seats = ",".join(bot.name for bot in (slow, *others))
     process, terminal = on_a_terminal(
         *("match", "run", "--game", "goof", "--bots", seats, "--duplicate"),
-        *("--option", "rounds=1", "--referee", referee.address, "--match-id", "watched-run"),
+        *("--option", "rounds=1", "--option", "goof_pile=3", "--referee", referee.address),
+        *("--match-id", "watched-run"),
     )
     try:
         shown = read_until(terminal, b"1/3", 180)
@@ -128,5 +130,8 @@ def test_match_run_shows_its_games_on_a_terminal_and_ctrl_c_leaves_the_match_pla
             process.kill()
         os.close(terminal)
     assert process.returncode == 130 and b"Traceback" not in said
-    # The match is the referee's: it plays on to its end.
+    # The match is the referee's: it was still playing when the command ended, and plays on
+    # to its end.
+    playing = referee.matches.GetMatch(pb.GetMatchRequest(match_id="watched-run"), timeout=10)
+    assert playing.status == "running", playing.status
     assert referee.wait_match("watched-run", timeout_s=300).status == "finished"

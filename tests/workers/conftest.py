@@ -7,6 +7,7 @@ ends and every wait is bounded.
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -37,7 +38,11 @@ def arena(tmp_path: Path) -> Iterator[Arena]:
 
 @pytest.fixture
 def redis_url() -> Iterator[str]:
-    """A Redis database number of its own, empty, flushed before and after the test."""
+    """A Redis database number of its own, empty, flushed before and after the test.
+
+    The number is claimed with SET NX in database 0 (the suite runs in several processes at
+    once): an empty database is not enough, two tests could both find it empty.
+    """
     import redis
 
     try:
@@ -47,20 +52,25 @@ def redis_url() -> Iterator[str]:
         service_missing(f"Redis at {REDIS_URL} is not reachable: {error}")
     numbers = list(range(1, 16))
     random.shuffle(numbers)
-    chosen = None
+    claim = None
     for number in numbers:
-        candidate = redis.Redis.from_url(f"{REDIS_URL}/{number}")
-        if candidate.dbsize() == 0:
-            chosen = candidate, number
-            break
-        candidate.close()
-    client.close()
-    if chosen is None:
+        # Expires on its own should a test process be killed before it lets go.
+        if client.set(f"arena:test:db:{number}", os.getpid(), nx=True, ex=3600):
+            candidate = redis.Redis.from_url(f"{REDIS_URL}/{number}")
+            if candidate.dbsize() == 0:
+                claim = candidate, number
+                break
+            candidate.close()
+            client.delete(f"arena:test:db:{number}")
+    if claim is None:
+        client.close()
         service_missing("no empty Redis database number (1..15) to test in")
-    db, number = chosen
+    db, number = claim
     db.flushdb()
     try:
         yield f"{REDIS_URL}/{number}"
     finally:
         db.flushdb()
         db.close()
+        client.delete(f"arena:test:db:{number}")
+        client.close()
