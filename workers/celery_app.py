@@ -15,6 +15,7 @@ import threading
 import time
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from celery import Celery, Task
 from celery.signals import (
@@ -28,7 +29,7 @@ from celery.signals import (
 )
 
 from ladder.store import Store, migrate
-from workers import embedded_broker
+from workers import embedded_broker, redis_broker
 from workers.metrics import WorkerMetrics, process_exited
 from workers.referee_client import RefereeClient
 from workers.settings import WorkerSettings
@@ -95,14 +96,29 @@ class ArenaCelery(Celery):
         self.send_task(task, args=list(args), queue=QUEUE)
 
 
+def broker_transport(settings: WorkerSettings) -> str | None:
+    """The kombu transport of the broker (None: kombu's own for the URL's scheme)."""
+    if settings.embedded:
+        return embedded_broker.TRANSPORT
+    url = urlsplit(settings.broker_url)
+    # kombu gives a rediss:// URL without TLS settings (ssl_cert_reqs=...) its default
+    # ones under its own transport's name only: such a URL keeps that transport.
+    if url.scheme == "redis" or (url.scheme == "rediss" and "ssl_" in url.query):
+        return redis_broker.TRANSPORT
+    return None
+
+
 def new_app(settings: WorkerSettings) -> ArenaCelery:
     """A configured app with its signals connected, and no tasks yet (`workers.make_app` adds them)."""
     app = ArenaCelery(settings)
     app.conf.update(
         broker_url=settings.broker_url,
-        broker_transport=embedded_broker.TRANSPORT if settings.embedded else None,
+        broker_transport=broker_transport(settings),
         broker_transport_options=settings.transport_options(),
         broker_connection_retry_on_startup=True,
+        # However long the broker is away, wait for it (at most 30 s between tries)
+        # rather than stop after Celery's 100 tries, some 45 minutes.
+        broker_connection_max_retries=None,
         result_backend=settings.result_backend(),
         # The embedded SQLite result store: wait for a busy database instead of failing.
         database_engine_options={"connect_args": {"timeout": 30}},
@@ -113,6 +129,10 @@ def new_app(settings: WorkerSettings) -> ArenaCelery:
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
+        # A match running when the broker goes away plays on and records its result:
+        # cancelled (Celery 6's default), it would wait for a redelivery that a Redis
+        # restarted empty never makes.
+        worker_cancel_long_running_tasks_on_connection_loss=False,
         task_default_queue=QUEUE,
         timezone="UTC",
         enable_utc=True,

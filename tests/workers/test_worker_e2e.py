@@ -3,15 +3,23 @@
 (a) the embedded broker (kombu filesystem transport, no server) with a
 prefork worker; (b) Redis as broker and result backend with the default
 threads worker: a five-bot Goodge round robin of duplicate matches, every
-match recorded exactly once, and a redelivered play_match changing nothing.
+match recorded exactly once, and a redelivered play_match changing nothing;
+(c) the workers' Redis transport alone, closed as Celery's consumer closes
+a connection whose broker went away with a task unacknowledged.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import socket
 import time
+from pathlib import Path
 from typing import Any
 
+from kombu import Consumer, Exchange, Queue
+from kombu.common import ignore_errors
+from kombu.message import Message
 from sqlalchemy import func, select
 
 from ladder import queries
@@ -21,8 +29,10 @@ from tests.support.ladder import check_order
 from tests.support.metrics import metric, scrape
 from tests.support.processes import ARENA, free_port, wait_until
 from tests.support.referee import DEADLINE_MS, GRACE_S
+from tests.support.services import RedisServer
 from tests.support.workers import Arena
 from workers import WorkerSettings, make_app
+from workers.redis_broker import Transport
 from workers.tasks import PLAY_MATCH, RUN_SCHEDULES
 
 
@@ -171,6 +181,49 @@ def test_redis_round_robin_records_every_match_once(arena: Arena, redis_url: str
     assert metric(page, "arena_matches_recorded_total", ladder="goodge-4p") == 5
     assert metric(page, "arena_rating_updates_total", ladder="goodge-4p") == 20
     assert metric(page, "arena_worker_tasks_total", task=PLAY_MATCH, state="SUCCESS") == 6
+
+
+def test_a_consumer_that_lost_redis_closes_and_acknowledges_afterwards(
+    tmp_path: Path, redis_server: RedisServer
+) -> None:
+    """(c) A consumer holding a task unacknowledged, waiting in BRPOP for more, with a fanout
+    queue bound (remote control's) when Redis goes away: Celery collects the connection,
+    then closes it once Redis is back. The close raises nothing but connection errors
+    (anything else stops the worker, "Unrecoverable error"), and the task that was running
+    acknowledges its message afterwards."""
+    settings = WorkerSettings(
+        database_url=f"sqlite:///{tmp_path / 'arena.db'}", broker_url=redis_server.url
+    )
+    app = make_app(settings=settings)
+    tasks = Queue("arena", Exchange("arena"), "arena")
+    with app.connection_for_write() as producer:
+        producer.Producer().publish(
+            {"task": 1}, exchange=tasks.exchange, routing_key="arena", declare=[tasks]
+        )
+    connection = app.connection_for_read()
+    assert isinstance(connection.transport, Transport)
+    received: list[Message] = []
+    connection.Consumer(
+        [tasks], callbacks=[lambda _, message: received.append(message)], prefetch_count=8
+    ).consume()
+    control = Queue("control", Exchange("control", type="fanout"), auto_delete=True)
+    Consumer(connection.channel(), [control], no_ack=True).consume()
+
+    def delivered() -> bool:
+        with contextlib.suppress(socket.timeout):
+            connection.drain_events(timeout=0.1)
+        return bool(received)
+
+    wait_until(delivered, 10, "the task to be delivered")
+    # As the worker's event loop does while it has room for more tasks.
+    connection.default_channel._brpop_start()
+    redis_server.shutdown_nosave()
+    with contextlib.suppress(Exception):  # as Celery's consumer does
+        connection.collect(socket_timeout=1)
+    redis_server.start()
+    ignore_errors(connection, connection.close)
+    received[0].ack()
+    app.close()
 
 
 def test_beat_runs_the_ladder_and_scheduled_tournaments(arena: Arena) -> None:
