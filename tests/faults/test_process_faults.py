@@ -92,10 +92,11 @@ def test_referee_sigkilled_mid_match_aborts_and_replays(fault_arena: FaultArena)
 def test_redis_restarted_without_saving_loses_no_match(fault_arena: FaultArena) -> None:
     """(c) Redis shut down (nosave) mid-tournament and started again a second later: the
     queued tasks are gone, the worker reconnects, beat's sweep enqueues the lost matches
-    again, and the tournament finishes with every match recorded once."""
+    again, and the tournament finishes with every match recorded once. The same worker
+    plays all the repetitions: nobody starts another."""
     arena = fault_arena
     # Two at a time, so some of the four matches wait in Redis when it goes down.
-    arena.fault_worker("worker", "--concurrency", "2")
+    worker = arena.fault_worker("worker", "--concurrency", "2")
     arena.beat()
     reports: list[Ledger] = []
     for rep in range(REPEATS):
@@ -108,6 +109,7 @@ def test_redis_restarted_without_saving_loses_no_match(fault_arena: FaultArena) 
         arena.redis.start()
         sweeps_before = arena.log_text("worker").count("matches had no task")
         arena.wait_finished(tournament_id, FINISH_S)
+        assert worker.poll() is None, arena.log_text("worker")
         report = arena.ledger(tournament_id, before)
         sweeps = arena.log_text("worker").count("matches had no task") - sweeps_before
         report.notes.append(

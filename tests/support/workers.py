@@ -8,7 +8,7 @@ when its test ends and every wait is bounded.
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from ladder import queries
@@ -84,25 +84,11 @@ class Arena:
             parts.append(f"--- {log.name}:\n" + "\n".join(text.splitlines()[-60:]))
         return "\n".join(parts)
 
-    def wait_finished(
-        self,
-        tournament_id: str,
-        timeout_s: float,
-        tend: Callable[[], None] = lambda: None,
-    ) -> queries.TournamentView:
-        """Wait until the tournament is finished; fail with the logs otherwise.
-
-        `tend` runs at every look (a test keeps its processes up with it, as a
-        Deployment would).
-        """
-
-        def finished() -> bool:
-            tend()
-            return queries.tournament(self.store, tournament_id).status == "finished"
-
+    def wait_finished(self, tournament_id: str, timeout_s: float) -> queries.TournamentView:
+        """Wait until the tournament is finished; fail with the logs otherwise."""
         try:
             wait_until(
-                finished,
+                lambda: queries.tournament(self.store, tournament_id).status == "finished",
                 timeout_s,
                 f"tournament {tournament_id} to finish",
                 0.25,
