@@ -12,8 +12,15 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[server,dev]'
 	touch $(STAMP)
 
-# pytest last, so that its summary closes the output.
-test: lint typecheck imports buf smoke pytest
+# The smoke test (mostly waiting on pip) runs beside pytest, its output kept in
+# .venv/smoke.log and shown when both are done; pytest's summary closes the output.
+test: lint typecheck imports buf
+	@PYTHON=$(PYTHON) bash tools/smoke_install.sh > $(VENV)/smoke.log 2>&1 & smoke=$$!; \
+	$(MAKE) --no-print-directory pytest; tests=$$?; \
+	wait $$smoke; smoked=$$?; \
+	if [ $$smoked -ne 0 ]; then cat $(VENV)/smoke.log; else grep '^smoke:' $(VENV)/smoke.log; fi; \
+	echo "smoke: $$([ $$smoked -eq 0 ] && echo passed || echo FAILED), pytest: $$([ $$tests -eq 0 ] && echo passed || echo FAILED)"; \
+	[ $$smoked -eq 0 ] && [ $$tests -eq 0 ]
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
