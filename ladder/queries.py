@@ -22,7 +22,7 @@ from ladder.models import (
     TournamentMatchRow,
     TournamentRow,
 )
-from ladder.records import PlanStatus
+from ladder.records import PlanStatus, TournamentStatus
 from ladder.store import PRESENCE_RENEW_S, NotFound, Store, utcnow
 from ladder.wording import bot_label
 
@@ -338,6 +338,17 @@ def tournament(store: Store, tournament_id: str) -> TournamentView:
         if row is None:
             raise NotFound(f"no tournament with id {tournament_id!r}")
         return _view(session, row)
+
+
+def tournament_status(store: Store, tournament_id: str) -> TournamentStatus:
+    """Where one tournament stands: one column, for those who wait for it to finish."""
+    with store.session() as session:
+        status = session.scalar(
+            select(TournamentRow.status).where(TournamentRow.id == tournament_id)
+        )
+    if status is None:
+        raise NotFound(f"no tournament with id {tournament_id!r}")
+    return TournamentStatus(status)
 
 
 def tournaments(store: Store, limit: int = 50) -> list[TournamentView]:

@@ -11,7 +11,8 @@ import pytest
 from ladder import queries, recording, schedules, tournaments
 from ladder.errors import LeagueError
 from ladder.models import TournamentRow
-from ladder.store import Store
+from ladder.records import TournamentStatus
+from ladder.store import NotFound, Store
 from tests.support.ladder import count, plan_of, play, register
 
 
@@ -22,6 +23,9 @@ def test_create_tournament_plans_its_matches(store: Store) -> None:
     tid = tournaments.create_tournament(store, "goodge", 4, refs, deadline_ms=200, seed=5)
     view = queries.tournament(store, tid)
     assert (view.status, view.matches_total, view.matches_finished) == ("running", 5, 0)
+    assert queries.tournament_status(store, tid) == TournamentStatus.RUNNING
+    with pytest.raises(NotFound):
+        queries.tournament_status(store, "nope")
     plan = plan_of(store, tid)
     assert [m.match_id for m in plan] == [f"{tid}-m{i:04d}" for i in range(1, 6)]
     assert sorted(tuple(sorted(m.bot_ids)) for m in plan) == sorted(
@@ -143,6 +147,7 @@ def test_cancelling_a_tournament_stops_its_unstarted_matches_and_keeps_the_rest(
     assert not tournaments.is_cancelled(store, running)
     view = queries.tournament(store, tid)
     assert (view.status, view.matches_finished) == ("cancelled", 1)
+    assert queries.tournament_status(store, tid) == TournamentStatus.CANCELLED
     assert tournaments.pending_matches(store, tid) == [running, *waiting]
     assert tournaments.lost_matches(store, datetime.now(UTC) + timedelta(days=1)) == ([], [])
     with pytest.raises(LeagueError, match="cancelled already"):
