@@ -4,8 +4,9 @@
   planned match not yet recorded.
 - `arena.play_match(match_id)`: ask the referee to play it (idempotent by
   id; an aborted match is asked again), wait for its end, record it exactly
-  once, and enqueue `finish_tournament` when its tournament is complete.
-- `arena.finish_tournament(tournament_id)`: the maximum-likelihood table.
+  once, and finish its tournament (the table) when that completed it.
+- `arena.finish_tournament(tournament_id)`: the maximum-likelihood table (for
+  a tournament found complete other than by recording its last match).
 - `arena.run_schedules()` (beat, every minute): start due scheduled runs.
 - `arena.ladder_tick()` (beat, every ARENA_LADDER_INTERVAL_S): pair the
   connected bots that are free into ladder matches.
@@ -122,7 +123,9 @@ def play_match(app: ArenaCelery, match_id: str) -> str:
             outcome = "recorded"
     tournament_id = tournaments.tournament_of(store, match_id)
     if tournament_id is not None and tournaments.ready_to_finish(store, tournament_id):
-        app.enqueue(FINISH_TOURNAMENT, tournament_id)
+        # Here rather than in a task of its own: the table follows the last result at
+        # once, not one more trip through the broker later (up to its polling interval).
+        finish_tournament(app, tournament_id)
     return outcome
 
 
@@ -140,7 +143,7 @@ def create_round_robin(app: ArenaCelery, tournament_id: str) -> int:
 def finish_tournament(app: ArenaCelery, tournament_id: str) -> bool:
     """Store the tournament's table once every match is recorded."""
     store = app.resources().store
-    already = queries.tournament(store, tournament_id).status == TournamentStatus.FINISHED
+    already = queries.tournament_status(store, tournament_id) == TournamentStatus.FINISHED
     done = tables.finish_tournament(store, tournament_id)
     if done and not already:
         app.metrics.tournaments_finished.inc()

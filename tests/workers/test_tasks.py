@@ -21,7 +21,7 @@ from sqlalchemy.exc import OperationalError
 
 from cardarena_api.v1 import arena_pb2 as pb
 from ladder import queries, recording, schedules, tournaments
-from ladder.records import MatchResult
+from ladder.records import MatchResult, TournamentStatus
 from ladder.store import MatchRequest, Store
 from tests.support.ladder import fake_result, register
 from tests.support.processes import REPO, clean_env
@@ -189,9 +189,12 @@ def test_play_match_asks_again_after_an_abort_and_records_once(app: ArenaCelery)
     assert tasks.play_match(app, match_id) == "recorded"
     assert len(referee.started) == 3
     assert referee.started[0] == tournaments.planned_request(store, match_id)
-    assert app.sent == [(tasks.FINISH_TOURNAMENT, (tid,))]  # type: ignore[attr-defined]
+    # Its last match recorded, the tournament is finished by the same task: no other is sent.
+    assert app.sent == []  # type: ignore[attr-defined]
+    assert queries.tournament_status(store, tid) == TournamentStatus.FINISHED
+    assert queries.tournament(store, tid).table
     assert tasks.finish_tournament(app, tid) is True
-    assert queries.tournament(store, tid).status == "finished"
+    assert app.metrics.tournaments_finished._value.get() == 1
     assert app.metrics.matches_recorded.labels("golden10-3p")._value.get() == 1
     assert app.metrics.rating_updates.labels("golden10-3p")._value.get() == 3
 
@@ -201,6 +204,24 @@ def test_play_match_asks_again_after_an_abort_and_records_once(app: ArenaCelery)
     assert app.metrics.matches_recorded.labels("golden10-3p")._value.get() == 1
     assert tasks.create_round_robin(app, tid) == 0
     assert tasks.play_match(app, "no-such-match") == "unknown"
+
+
+def test_only_the_last_match_recorded_finishes_its_tournament(app: ArenaCelery) -> None:
+    store = app.resources().store
+    bots = [register(store, "t") for _ in range(4)]
+    tid = tournaments.create_tournament(store, "golden10", 3, bots, seed=4)
+    first, *others = tournaments.pending_matches(store, tid)
+    assert tasks.play_match(app, first) == "recorded"
+    assert queries.tournament_status(store, tid) == TournamentStatus.RUNNING
+    for match_id in others:
+        assert tasks.play_match(app, match_id) == "recorded"
+    view = queries.tournament(store, tid)
+    assert view.status == TournamentStatus.FINISHED and len(view.table) == len(bots)
+    assert app.sent == []  # type: ignore[attr-defined]
+    # A redelivered task finds the tournament finished and leaves its table as it is.
+    assert tasks.play_match(app, first) == "already recorded"
+    assert queries.tournament(store, tid).table == view.table
+    assert app.metrics.tournaments_finished._value.get() == 1
 
 
 def test_play_match_gives_up_when_the_referee_keeps_aborting(app: ArenaCelery) -> None:
