@@ -60,8 +60,10 @@ class TierAllowance:
         name: str,
         per_minute: int,
         clock: Callable[[], float] = time.monotonic,
+        timeout_s: float = TIMEOUT_S,
     ) -> None:
         self._name = name
+        self._timeout_s = timeout_s
         self._per_minute = per_minute
         self._script = commands.register_script(TAKE)
         self._local = KeyedBuckets(per_minute, clock)
@@ -83,7 +85,7 @@ class TierAllowance:
                         keys=[f"{PREFIX}rate:{self._name}:{key}"],
                         args=[self._per_minute / 60.0, self._per_minute],
                     ),
-                    TIMEOUT_S,
+                    self._timeout_s,
                 )
                 return bool(taken)
             except (RedisError, OSError, TimeoutError) as error:

@@ -343,11 +343,15 @@ def test_stalling_goof_bot_holds_each_tick_at_most_its_deadline(
     assert not result["forfeits"] and result["strikes"][stall.bot_id] == 0
     (_, _, events), *_ = replay_logs(referee, result["match_id"])
     ticks = [e for e in events if e["type"] == "tick"]
-    held = [tick for tick in ticks if any(m[0] == 0 and m[3] >= 800 for m in tick["moves"])]
-    assert len(held) == 3, [t["moves"] for t in ticks[:4]]
+    # Every seat is asked every tick, so the stalled requests are those of the first three
+    # ticks. (Told apart by time instead, a quick answer slowed by a loaded machine looked
+    # stalled.) A stalled answer took at least its stall; an answer's time is a lower bound.
+    held = ticks[:3]
+    assert len(ticks) >= 3, [t["moves"] for t in ticks]
     for tick in held:
         moves = tick["moves"]
         assert moves[-1][0] == 0, "the stalled seat's answer came last and was applied last"
+        assert moves[-1][3] >= deadline_ms - 800, moves
         assert all(m[3] is not None for m in moves), "every seat answered"
         assert moves[-1][3] < deadline_ms + TIME_BANK_MS
         assert all(m[3] < moves[-1][3] for m in moves[:-1])

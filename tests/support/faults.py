@@ -266,8 +266,12 @@ class FaultArena(Arena):
             ).all()
         return {match_id: value for match_id, value in rows}
 
-    def wait_playing(self, tournament_id: str, timeout_s: float = 30) -> list[str]:
-        """Wait until at least one match of the tournament is being played; those playing."""
+    def wait_playing(self, tournament_id: str, timeout_s: float = 120) -> list[str]:
+        """Wait until at least one match of the tournament is being played; those playing.
+
+        The first match waits on a worker's and a beat's start (a Celery import, a broker
+        connection, the tournament task): on a loaded machine 30 s were seen not to be enough.
+        """
 
         def playing() -> list[str]:
             return [m for m, s in self.statuses(tournament_id).items() if s == "running"]
