@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
@@ -14,8 +14,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from ladder.records import MatchRequest
-from referee.metrics import RefereeMetrics
-from referee.sessions import Reconnect, SessionHub
+from referee.sessions import Reconnect
 from referee.tier.placement import Placer, TierUnavailable
 from referee.tier.registry import (
     DEFAULT_BOUNDS,
@@ -27,25 +26,11 @@ from referee.tier.registry import (
     Registry,
     slots_key,
 )
-from referee.tier.replica import Tier
+from tests.support.aio import eventually, run, tiers
 from tests.support.services import RedisServer
 
 SHORT = Bounds(heartbeat_s=0.1, expiry_s=0.5, tombstone_s=1.0, unready_s=0.3)
 """Bounds short enough for a test to outlive them."""
-
-
-def run(test: Callable[[], Awaitable[None]]) -> None:
-    asyncio.run(asyncio.wait_for(test(), 60))
-
-
-async def eventually(check: Callable[[], Awaitable[Any]], what: str, timeout_s: float = 10) -> Any:
-    """Poll `check` until it returns something truthy."""
-    end = time.monotonic() + timeout_s
-    while not (value := await check()):
-        if time.monotonic() > end:
-            raise AssertionError(f"timed out after {timeout_s:g} s waiting for {what}")
-        await asyncio.sleep(0.05)
-    return value
 
 
 @asynccontextmanager
@@ -163,17 +148,6 @@ def test_a_slot_that_expired_is_reported_not_renewed_over_capacity(
     run(test)
 
 
-@asynccontextmanager
-async def tier(redis: RedisServer, name: str = "a") -> AsyncIterator[Tier]:
-    joined = Tier(redis.url, name, SessionHub(), 2.0, RefereeMetrics.create(), bounds=SHORT)
-    await joined.start()
-    try:
-        yield joined
-    finally:
-        joined.hub.close_all()
-        await joined.close()
-
-
 def test_matches_waiting_for_a_bot_are_served_in_the_order_they_came(
     redis_server: RedisServer,
 ) -> None:
@@ -181,7 +155,7 @@ def test_matches_waiting_for_a_bot_are_served_in_the_order_they_came(
     overtake m2."""
 
     async def test() -> None:
-        async with tier(redis_server) as a:
+        async with tiers(redis_server, "a", bounds=SHORT) as (a,):
             a.hub.open("x", 1)
             a.hub.open("y", 1)
             await a.beat()
@@ -208,7 +182,7 @@ def test_a_replica_cut_off_from_redis_is_not_ready_and_sends_its_bots_away(
     redis_server: RedisServer,
 ) -> None:
     async def test() -> None:
-        async with tier(redis_server) as a:
+        async with tiers(redis_server, "a", bounds=SHORT) as (a,):
             assert a.ready
             changes: list[bool] = []
             a.on_ready.append(changes.append)
@@ -247,7 +221,7 @@ def test_a_replica_that_starts_without_redis_is_ready_once_redis_answers(
         redis_server.stop()
         assert redis_server.proc is not None
         redis_server.proc.wait(10)
-        async with tier(redis_server) as a:
+        async with tiers(redis_server, "a", bounds=SHORT) as (a,):
             assert not a.ready
             changes: list[bool] = []
             a.on_ready.append(changes.append)

@@ -27,7 +27,8 @@ from referee.sessions import Session
 from referee.tier.registry import Bounds
 from referee.tier.relay import Fault, inbox
 from referee.tier.replica import Tier
-from tests.referee.test_tier import act, next_act, run, tiers
+from tests.referee.test_tier import act, next_act
+from tests.support.aio import run, tiers
 from tests.support.services import RedisServer
 
 

@@ -10,19 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
 
 from ladder.records import GameStart
 from referee.channels import ActRequest, Answer, SeatGone, SeatTimeout
-from referee.metrics import RefereeMetrics
-from referee.sessions import Session, SessionHub
+from referee.sessions import Session
 from referee.tier.placement import placement
-from referee.tier.registry import DEFAULT_BOUNDS, Bounds, Holder, Replica
+from referee.tier.registry import Holder, Replica
 from referee.tier.replica import Tier
+from tests.support.aio import run, tiers
 from tests.support.services import RedisServer
 
 
@@ -43,29 +41,6 @@ def test_a_match_goes_where_most_of_its_seats_are() -> None:
     # A draining replica takes no match, however many seats it holds.
     draining = [Replica("a", False, 1, 0), Replica("b", True, 2, 0)]
     assert placement([holder("x", "b"), holder("y", "b"), holder("z", "a")], draining, "c") == "a"
-
-
-def run(test: Callable[[], Awaitable[None]]) -> None:
-    asyncio.run(asyncio.wait_for(test(), 60))
-
-
-@asynccontextmanager
-async def tiers(
-    redis: RedisServer, *names: str, grace_s: float = 2.0, bounds: Bounds = DEFAULT_BOUNDS
-) -> AsyncIterator[list[Tier]]:
-    """Started tiers named `names` on `redis`, closed afterwards."""
-    joined = [
-        Tier(redis.url, name, SessionHub(), grace_s, RefereeMetrics.create(), bounds=bounds)
-        for name in names
-    ]
-    for tier in joined:
-        await tier.start()
-    try:
-        yield joined
-    finally:
-        for tier in joined:
-            tier.hub.close_all()
-            await tier.close()
 
 
 def test_the_registry_holds_the_newest_session_and_forgets_a_dead_replica(

@@ -3,17 +3,11 @@ per bot, and each falls back to its own while Redis does not answer."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable
-
 import redis.asyncio as aioredis
 
 from referee.tier.limits import RETRY_S, TierAllowance
+from tests.support.aio import run
 from tests.support.services import RedisServer
-
-
-def run(test: Callable[[], Awaitable[None]]) -> None:
-    asyncio.run(asyncio.wait_for(test(), 60))
 
 
 def test_two_replicas_share_one_budget_per_bot(redis_server: RedisServer) -> None:

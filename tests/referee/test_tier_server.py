@@ -7,7 +7,7 @@ import asyncio
 import os
 import signal
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -18,11 +18,8 @@ from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
 from referee.server import LIVENESS, SERVICE_NAMES, Referee, start
 from referee.settings import RefereeSettings
+from tests.support.aio import run
 from tests.support.services import RedisServer
-
-
-def run(test: Callable[[], Awaitable[None]]) -> None:
-    asyncio.run(asyncio.wait_for(test(), 90))
 
 
 @asynccontextmanager
@@ -90,7 +87,7 @@ def test_a_bots_session_opens_are_counted_across_the_tier(
                 grpc.StatusCode.RESOURCE_EXHAUSTED
             )
 
-    run(test)
+    run(test, 90)
 
 
 async def statuses(target: str, names: tuple[str, ...]) -> set[str]:
@@ -146,4 +143,4 @@ def test_a_replica_that_cannot_reach_the_relay_is_not_serving_until_it_can_again
                 os.kill(pid, signal.SIGCONT)
             await health_becomes(address(a), "SERVING")
 
-    run(test)
+    run(test, 90)

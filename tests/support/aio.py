@@ -1,0 +1,50 @@
+"""Asyncio helpers for the in-process tests: a bounded run, a wait on a condition, and
+replicas of the tier (`Tier`) on one Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+from referee.metrics import RefereeMetrics
+from referee.sessions import SessionHub
+from referee.tier.registry import DEFAULT_BOUNDS, Bounds
+from referee.tier.replica import Tier
+from tests.support.services import RedisServer
+
+
+def run(test: Callable[[], Awaitable[None]], timeout_s: float = 60) -> None:
+    """Run the coroutine `test()` to its end, failing after `timeout_s`."""
+    asyncio.run(asyncio.wait_for(test(), timeout_s))
+
+
+async def eventually(check: Callable[[], Awaitable[Any]], what: str, timeout_s: float = 10) -> Any:
+    """Poll `check` until it returns something truthy."""
+    end = time.monotonic() + timeout_s
+    while not (value := await check()):
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out after {timeout_s:g} s waiting for {what}")
+        await asyncio.sleep(0.05)
+    return value
+
+
+@asynccontextmanager
+async def tiers(
+    redis: RedisServer, *names: str, grace_s: float = 2.0, bounds: Bounds = DEFAULT_BOUNDS
+) -> AsyncIterator[list[Tier]]:
+    """Started tiers named `names` on `redis`, closed afterwards."""
+    joined = [
+        Tier(redis.url, name, SessionHub(), grace_s, RefereeMetrics.create(), bounds=bounds)
+        for name in names
+    ]
+    for tier in joined:
+        await tier.start()
+    try:
+        yield joined
+    finally:
+        for tier in joined:
+            tier.hub.close_all()
+            await tier.close()
