@@ -159,7 +159,10 @@ def test_settings_defaults_and_embedded_broker(tmp_path: Path, monkeypatch: Any)
     redis_settings = WorkerSettings.from_env(database_url=db)
     assert redis_settings.result_backend() == "redis://127.0.0.1:6379/5"
     assert redis_settings.referee == "referee:50051"
-    assert "visibility_timeout" in redis_settings.transport_options()
+    options = redis_settings.transport_options()
+    assert "visibility_timeout" in options
+    # A worker killed mid-sweep holds the sweep's mutex no longer than one sweep.
+    assert options["unacked_mutex_expire"] == options["unacked_restore_interval"] <= 10
     app = make_app(settings=redis_settings)
     try:
         # no ladder at interval 0
