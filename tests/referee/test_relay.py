@@ -308,11 +308,11 @@ def test_a_match_the_relay_fails_is_aborted_and_played_again(
             await a.beat()
             replying = [asyncio.create_task(answering(s, index=0)) for s in sessions]
             manager = MatchManager(store, a.seats, Limits(time_bank_ms=0), a.metrics, replica="a")
+            # 2 s a move: played again, a request taken across replicas on a loaded machine
+            # was seen to need more than 300 ms (an abort, as the relay's fault, not a strike).
             request = MatchRequest(
                 "m1", "golden10", 3, tuple(bots), 7, {"rounds": "2"}, False, deadline_ms=2000
             )
-            # 2 s: played again, a request taken across replicas on a loaded machine was
-            # seen to need more than 300 ms (an abort, as the relay's fault, not a strike).
             a.relay.fault = drop("*", "b")
             await manager.start(request)
             aborted = await asyncio.wait_for(manager.wait("m1"), 30)
