@@ -1,13 +1,15 @@
 """Pipeline overhead: the same matches played directly and through the workers.
 
 Prints one JSON line:
-{"matches", "direct_s", "pipeline_s", "overhead_ratio", ...}
+{"matches", "direct_s", "pipeline_s", "overhead_ratio", "direct_cpu_s", "pipeline_cpu_s", ...}
 (a) direct: every match of a planned round robin started on the referee at
 once and waited for; (b) pipeline: the same round robin created as a
 tournament, handed to a Celery worker, played through the referee and
 recorded, until the tournament is finished. Same referee, same bot
 processes, same seeds and seats. A first round of each warms up and is not
-counted; then they alternate. overhead_ratio = pipeline_s / direct_s.
+counted; then they alternate. overhead_ratio = pipeline_s / direct_s;
+direct_cpu_s and pipeline_cpu_s: CPU seconds of each role's processes
+(referee, bots, worker, this bench) over each path's timed rounds.
 
     python -m bench.pipeline [--bots 5] [--game goodge] [--players 4]
 
@@ -25,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena_cli.processes import free_port, processes, spawn, wait_serving
+from arena_cli.processes import cpu_seconds, free_port, processes, spawn, wait_serving
 from bots.sdk import channel, register
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
@@ -51,6 +53,11 @@ async def play_direct(address: str, requests: list[MatchRequest]) -> float:
 
         await asyncio.gather(*(one(request) for request in requests))
         return time.monotonic() - start
+
+
+def cpu(roles: dict[str, list[int]]) -> dict[str, float]:
+    """CPU seconds so far of each role's processes."""
+    return {role: sum(cpu_seconds(pid) for pid in pids) for role, pids in roles.items()}
 
 
 def run_pipeline(app: ArenaCelery, store: Store, tournament_id: str, timeout_s: float) -> float:
@@ -102,6 +109,7 @@ def main() -> None:
                     {**common, "ARENA_BOT_TOKEN": reply.token},
                 )
             )
+        roles = {"referee": [started[0].pid], "bots": [p.pid for p in started[1:]]}
         started.append(
             spawn(
                 ["worker", "--metrics-port", "0", "--concurrency", str(args.concurrency)],
@@ -109,6 +117,8 @@ def main() -> None:
                 {**common, "ARENA_LADDER_INTERVAL_S": "0"},
             )
         )
+        roles["worker"] = [started[-1].pid]
+        roles["bench"] = [os.getpid()]
         time.sleep(2.0)
         store = Store(database_url)
         app = make_app(
@@ -119,6 +129,8 @@ def main() -> None:
         try:
             direct_s = pipeline_s = 0.0
             matches = 0
+            direct_cpu = dict.fromkeys(roles, 0.0)
+            pipeline_cpu = dict.fromkeys(roles, 0.0)
             # Round 0 warms both paths up and is not counted; then they alternate.
             for repeat in range(args.repeats + 1):
                 tournament_id = tournaments.create_tournament(
@@ -133,12 +145,18 @@ def main() -> None:
                     for request in planned
                     if request is not None
                 ]
+                before = cpu(roles)
                 direct = asyncio.run(play_direct(address, requests))
+                between = cpu(roles)
                 pipeline = run_pipeline(app, store, tournament_id, args.timeout_s)
+                after = cpu(roles)
                 if repeat > 0:
                     direct_s += direct
                     pipeline_s += pipeline
                     matches += len(requests)
+                    for role in roles:
+                        direct_cpu[role] += between[role] - before[role]
+                        pipeline_cpu[role] += after[role] - between[role]
         finally:
             app.close()
             store.close()
@@ -149,6 +167,8 @@ def main() -> None:
                 "direct_s": round(direct_s, 3),
                 "pipeline_s": round(pipeline_s, 3),
                 "overhead_ratio": round(pipeline_s / direct_s, 3),
+                "direct_cpu_s": {role: round(s, 2) for role, s in direct_cpu.items()},
+                "pipeline_cpu_s": {role: round(s, 2) for role, s in pipeline_cpu.items()},
                 "game": args.game,
                 "players": args.players,
                 "broker": "embedded" if broker_url is None else broker_url.split(":", 1)[0],
