@@ -13,7 +13,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import scipy.optimize  # type: ignore[import-untyped]
-import scipy.special  # type: ignore[import-untyped]
 
 from ladder.elo import Ranking
 from ladder.pl_likelihood import FloatArray
@@ -28,14 +27,16 @@ def _placement_terms(others: FloatArray, below: bool) -> tuple[FloatArray, Float
     inclusion-exclusion over the subsets A of the others (the chance of
     beating all of A is w / (w + w_A)): sum_A (-1)^|A| w / (w + w_A).
     """
+    # numpy's logaddexp.reduce rather than scipy's logsumexp: the same stable sum,
+    # without scipy's per-call overhead, which was half of a tournament table's time.
     if not below:
-        return np.ones(1), np.array([float(scipy.special.logsumexp(others))])
+        return np.ones(1), np.array([float(np.logaddexp.reduce(others))])
     signs: list[float] = []
     sums: list[float] = []
     for size in range(len(others) + 1):
         for subset in itertools.combinations(others, size):
             signs.append(-1.0 if size % 2 else 1.0)
-            sums.append(float(scipy.special.logsumexp(subset)) if subset else -math.inf)
+            sums.append(float(np.logaddexp.reduce(subset)) if subset else -math.inf)
     return np.array(signs), np.array(sums)
 
 
