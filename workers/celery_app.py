@@ -120,6 +120,10 @@ def new_app(settings: WorkerSettings) -> ArenaCelery:
         # rather than stop after Celery's 100 tries, some 45 minutes.
         broker_connection_max_retries=None,
         result_backend=settings.result_backend(),
+        # State lives in the arena's database and nothing reads a task's return value:
+        # storing each one cost the worker a write per task. Failures are still kept.
+        task_ignore_result=True,
+        task_store_errors_even_if_ignored=True,
         # The embedded SQLite result store: wait for a busy database instead of failing.
         database_engine_options={"connect_args": {"timeout": 30}},
         result_expires=24 * 3600,

@@ -171,7 +171,10 @@ def test_redis_round_robin_records_every_match_once(arena: Arena, redis_url: str
         )
     )
     try:
-        again = app.send_task(PLAY_MATCH, args=[f"{tournament_id}-m0003"], queue="arena")
+        # Results are not stored unless asked for (nothing in the arena reads them).
+        again = app.send_task(
+            PLAY_MATCH, args=[f"{tournament_id}-m0003"], queue="arena", ignore_result=False
+        )
         assert again.get(timeout=30) == "already recorded"
     finally:
         app.close()
