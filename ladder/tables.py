@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from ladder import pairwise, plackett_luce
@@ -104,9 +104,19 @@ def finish_tournament(store: Store, tournament_id: str) -> bool:
             key=lambda pair: (plackett_luce.table_order(pair[1]), pair[0]),
         )
         table = [{"bot_id": bot, **plackett_luce.table_line(item, 2)} for bot, item in ordered]
-        tournament.table = table
-        tournament.status = TournamentStatus.FINISHED
-        tournament.finished_at = utcnow()
+        # Fenced: of two workers finishing at once, one stores the table; the other's
+        # UPDATE matches no row, and the tournament is finished either way.
+        session.execute(
+            update(TournamentRow)
+            .where(
+                TournamentRow.id == tournament_id,
+                TournamentRow.status.not_in(
+                    [TournamentStatus.FINISHED, TournamentStatus.SCHEDULED]
+                ),
+            )
+            .values(table=table, status=TournamentStatus.FINISHED, finished_at=utcnow())
+            .execution_options(synchronize_session=False)
+        )
     return True
 
 
