@@ -122,12 +122,14 @@ def main() -> None:
         wait_serving(address)
         bot_ids = []
         for number in range(args.bots):
-            kind = "rules" if number % 2 == 0 else "random"
-            reply = asyncio.run(register(address, f"{kind}-{number}", "1", [args.game]))
+            # Rules bots choose by what they see alone: both paths play the very same
+            # games. A random bot draws from one RNG across all the matches it plays at
+            # once, so its games (and their lengths, ±5% a round) changed between paths.
+            reply = asyncio.run(register(address, f"rules-{number}", "1", [args.game]))
             bot_ids.append(reply.bot_id)
             started.append(
                 spawn(
-                    ["bot", "run", kind, "--referee", address, "--capacity", "16"],
+                    ["bot", "run", "rules", "--referee", address, "--capacity", "16"],
                     workdir / f"bot-{number}.log",
                     {**common, "ARENA_BOT_TOKEN": reply.token},
                 )
