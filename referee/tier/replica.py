@@ -176,6 +176,8 @@ class Tier:
         """This outage's bots were asked to move."""
         self._beat: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[None]] = set()
+        self._publishing: dict[str, asyncio.Task[None]] = {}
+        """The publication each newly opened session has under way, by session id."""
 
     async def start(self) -> None:
         """Join: publish this replica and its sessions, read the inbox, beat.
@@ -193,7 +195,13 @@ class Tier:
     async def beat(self) -> None:
         """Renew this replica's part of the registry once (publishing what is not yet)."""
         for unpublished in self.hub.connected():
-            if unpublished.id not in self._orders:
+            opening = self._publishing.get(unpublished.id)
+            if opening is not None:
+                # The opening's own publication is under way: a second one could land
+                # after the bot's newer session elsewhere and win over it. Waited for,
+                # not cancelled with this beat.
+                await asyncio.wait([opening])
+            if unpublished.id not in self._orders and not unpublished.closed:
                 await self._publish(unpublished)
         sessions = [
             Listed(s.bot_id, s.id, s.capacity, self._orders[s.id])
@@ -262,7 +270,9 @@ class Tier:
 
     def _opened(self, session: Session) -> None:
         self.locator.forget(session.bot_id)
-        self._spawn(self._publish(session))
+        task = self._spawn(self._publish(session))
+        self._publishing[session.id] = task
+        task.add_done_callback(lambda _: self._publishing.pop(session.id, None))
 
     async def _publish(self, session: Session) -> None:
         # Of two sessions of a bot the one published last wins (a later publication
@@ -276,7 +286,7 @@ class Tier:
         self._orders.pop(session.id, None)
         self._spawn(self.registry.withdraw(session.bot_id, session.id))
 
-    def _spawn(self, work: Coroutine[Any, Any, Any]) -> None:
+    def _spawn(self, work: Coroutine[Any, Any, Any]) -> asyncio.Task[None]:
         async def run() -> None:
             try:
                 await work
@@ -287,6 +297,7 @@ class Tier:
         task = asyncio.create_task(run())
         self._background.add(task)
         task.add_done_callback(self._background.discard)
+        return task
 
     def match_ended(self, match_id: str) -> None:
         """Tell the other replicas, where a caller may wait for it, that a match ended."""

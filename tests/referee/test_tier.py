@@ -67,6 +67,30 @@ def test_the_registry_holds_the_newest_session_and_forgets_a_dead_replica(
     run(test)
 
 
+def test_a_session_is_published_once_when_a_heartbeat_comes_before_its_publication(
+    redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Published twice, the late copy could land after the bot's newer session on another
+    # replica had been published, and take the registry back to the stale one.
+    async def test() -> None:
+        async with tiers(redis_server, "a") as (a,):
+            published: list[str] = []
+            publish = a.registry.publish
+
+            async def counted(bot_id: str, session_id: str, capacity: int) -> int:
+                published.append(session_id)
+                return await publish(bot_id, session_id, capacity)
+
+            monkeypatch.setattr(a.registry, "publish", counted)
+            session = a.hub.open("bot", 2)
+            await a.beat()
+            await a.beat()
+            assert published == [session.id]
+            assert await a.registry.locate("bot") == Holder("bot", "a", session.id, 2)
+
+    run(test)
+
+
 async def busy(tier: Tier) -> dict[str, int]:
     """Matches each connected bot plays now, as ListSessions reports them."""
     return {bot.bot_id: bot.busy for bot in await tier.seats.connected()}
