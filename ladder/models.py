@@ -59,6 +59,48 @@ class Base(DeclarativeBase):
     type_annotation_map: ClassVar[dict[Any, Any]] = {dict[str, Any]: JSON, list[Any]: JSON}
 
 
+OPERATOR_AUTHOR = "a-operator"
+"""The author of the names registered with the admin token (and of every name a
+database held before authors existed). It has no token: the admin token acts for it."""
+
+
+class AuthorRow(Base):
+    """A person or team who owns bot names: a name and a secret token (its hash)."""
+
+    __tablename__ = "authors"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    name: Mapped[str] = mapped_column(String(64))
+    name_key: Mapped[str] = mapped_column(String(256), unique=True)
+    """`ladder.names.name_key` of the name: authors are unique by it."""
+    token_hash: Mapped[str | None] = mapped_column(String(64), unique=True, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class BotNameRow(Base):
+    """A bot name and its owner: every version of the name belongs to that author."""
+
+    __tablename__ = "bot_names"
+
+    name_key: Mapped[str] = mapped_column(String(256), primary_key=True)
+    """`ladder.names.name_key` of the name: one owner for every look-alike spelling."""
+    name: Mapped[str] = mapped_column(String(64))
+    """The spelling it was first registered with."""
+    author_id: Mapped[str] = mapped_column(ForeignKey("authors.id"), index=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class InviteRow(Base):
+    """A code that lets its holder create an author (`--signup invite`)."""
+
+    __tablename__ = "invites"
+
+    code_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    uses_left: Mapped[int] = mapped_column(Integer)
+    expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
 class BotRow(Base):
     """One version of a bot: a name, a version and the games it plays.
 

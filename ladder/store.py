@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from alembic import command
 from alembic.config import Config
@@ -33,13 +33,23 @@ from sqlalchemy import (
     type_coerce,
     update,
 )
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import CursorResult, Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.sql import Executable
 from sqlalchemy.types import Interval
 
 from ladder.fairness import draw_seed
-from ladder.models import BotRow, MatchRow, ReplayRow, UTCDateTime
+from ladder.models import (
+    OPERATOR_AUTHOR,
+    AuthorRow,
+    BotNameRow,
+    BotRow,
+    MatchRow,
+    ReplayRow,
+    UTCDateTime,
+)
+from ladder.names import name_key
 from ladder.records import Bot, Match, MatchRequest, MatchResult, MatchStatus, Replay
 from ladder.settings import DEFAULT_DATABASE_URL, database_url
 
@@ -51,6 +61,7 @@ __all__ = [
     "Match",
     "MatchRequest",
     "NotFound",
+    "NotOwner",
     "Replay",
     "Store",
     "migrate",
@@ -70,6 +81,27 @@ class Conflict(ValueError):
     """A request that contradicts what the store already holds."""
 
 
+class NotOwner(PermissionError):
+    """A bot name that belongs to another author (`existing` is its spelling there)."""
+
+    def __init__(self, name: str, existing: str, owner: str) -> None:
+        same = "" if existing == name else f" (the same name as {existing!r})"
+        super().__init__(f"the bot name {name!r}{same} belongs to the author {owner!r}")
+        self.existing = existing
+        self.owner = owner
+
+
+BOT_TOKEN_PREFIX = "arena_"
+AUTHOR_TOKEN_PREFIX = "author_"
+"""Each kind of token has its own prefix: a leaked one is easy to spot and to name,
+and none starts with "-" (a command line would read it as an option)."""
+
+
+def new_token(prefix: str) -> str:
+    """A new secret token of the kind `prefix` names."""
+    return prefix + secrets.token_urlsafe(32)
+
+
 @dataclass(frozen=True)
 class Lease:
     """A referee replica's claim on the matches it plays: `seconds` long, renewed.
@@ -85,6 +117,11 @@ class Lease:
 def hash_token(token: str) -> str:
     """The stored form of a token."""
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def rows_changed(session: Session, statement: Executable) -> int:
+    """Run an UPDATE or DELETE; how many rows it changed (its fence's verdict)."""
+    return int(cast("CursorResult[Any]", session.execute(statement)).rowcount)
 
 
 def utcnow() -> datetime:
@@ -146,10 +183,16 @@ class Store:
 
     # Bots
 
-    def register_bot(self, name: str, version: str, games: Sequence[str]) -> tuple[Bot, str]:
-        """Register a bot version; returns it and its token (shown only now)."""
-        # A fixed prefix makes leaked tokens easy to spot and never starts with "-".
-        token = "arena_" + secrets.token_urlsafe(32)
+    def register_bot(
+        self, name: str, version: str, games: Sequence[str], author_id: str | None = None
+    ) -> tuple[Bot, str]:
+        """Register a bot version; returns it and its token (shown only now).
+
+        A new name becomes `author_id`'s (None: the operator's); a version of a
+        name that is another author's raises NotOwner. None registers a version of
+        any name: the operator's call.
+        """
+        token = new_token(BOT_TOKEN_PREFIX)
         row = BotRow(
             id="b" + uuid.uuid4().hex[:15],
             name=name,
@@ -158,11 +201,30 @@ class Store:
             token_hash=hash_token(token),
             created_at=utcnow(),
         )
+        key = name_key(name)
         try:
             with self.session() as session:
+                owned = session.get(BotNameRow, key)
+                if owned is None:
+                    # Two authors claiming one new name at once: the key is the primary
+                    # key, so one insert fails (IntegrityError, below) and that call is refused.
+                    session.add(
+                        BotNameRow(
+                            name_key=key,
+                            name=name,
+                            author_id=author_id or OPERATOR_AUTHOR,
+                            created_at=row.created_at,
+                        )
+                    )
+                    session.flush()
+                elif author_id is not None and owned.author_id != author_id:
+                    owner = session.get(AuthorRow, owned.author_id)
+                    raise NotOwner(name, owned.name, owner.name if owner else owned.author_id)
                 session.add(row)
         except IntegrityError:
-            raise Conflict(f"bot {name}@{version} is already registered") from None
+            raise Conflict(
+                f"bot {name}@{version} is already registered, or its name was just taken"
+            ) from None
         return _bot(row), token
 
     def bot_by_token(self, token: str) -> Bot | None:

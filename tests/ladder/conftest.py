@@ -11,9 +11,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import delete, text
 
-from ladder.models import Base
+from ladder.models import OPERATOR_AUTHOR, AuthorRow, Base
 from ladder.store import Store
 from tests.support.services import postgres_schema
 
@@ -37,10 +37,13 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 def store(db_url: str) -> Iterator[Store]:
     store = Store(db_url)
     if db_url.startswith("postgresql"):
-        # One schema per session: empty every table before each test.
-        names = ", ".join(f'"{table.name}"' for table in Base.metadata.sorted_tables)
+        # One schema per session: empty every table before each test, but for the
+        # operator's author, which the migration made and every database has.
+        tables = [t for t in Base.metadata.sorted_tables if t.name != "authors"]
+        names = ", ".join(f'"{table.name}"' for table in tables)
         with store.engine.begin() as connection:
             connection.execute(text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
+            connection.execute(delete(AuthorRow).where(AuthorRow.id != OPERATOR_AUTHOR))
     try:
         yield store
     finally:
