@@ -1,4 +1,5 @@
-"""`arena bot register|run|list|retire`: bots on a referee, and the registered bots."""
+"""`arena bot register|token rotate|transfer|run|list|retire`: bots on a referee, and the
+registered bots."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import bots
 import games
 from arena_cli.columns import table
 from arena_cli.db_cmd import open_store
-from arena_cli.env import add_admin_token, add_database, add_referee, env
+from arena_cli.env import add_admin_token, add_author_token, add_database, add_referee, env
 
 if TYPE_CHECKING:
     from bots.sdk import BotRunner
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 
 
 def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register `bot register|run|list|retire` on the `arena` parser."""
+    """Register `bot register|token|transfer|run|list|retire` on the `arena` parser."""
     parser = commands.add_parser(
         "bot", help="register, run, list or retire bots", description="Bots and their versions."
     )
@@ -43,8 +44,37 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help=f"comma-separated games it plays (default all: {','.join(games.names())})",
     )
     add_referee(reg)
+    add_author_token(reg)
     add_admin_token(reg)
     reg.set_defaults(run=run_register)
+
+    token = sub.add_parser("token", help="a bot's token")
+    token_sub = token.add_subparsers(dest="token_command", required=True, metavar="COMMAND")
+    rotate = token_sub.add_parser(
+        "rotate",
+        help='a new token for a bot version; prints JSON {"bot_id", "token"}',
+        description="Replace a bot version's token (its author's token or the admin token). "
+        "The session opened with the old token ends at once, on every referee replica, and "
+        "the old token is refused from then on. BOT is a name (its latest version), "
+        "name@version or an id.",
+    )
+    rotate.add_argument("bot", metavar="BOT", help="name, name@version or bot id")
+    add_referee(rotate)
+    add_author_token(rotate)
+    add_admin_token(rotate)
+    rotate.set_defaults(run=run_rotate)
+
+    transfer = sub.add_parser(
+        "transfer",
+        help="give a bot name to another author (admin)",
+        description="Give a bot name, with every version and look-alike spelling of it, to "
+        'another author (needs the admin token). Prints {"name", "author_id", "author"}.',
+    )
+    transfer.add_argument("name", help="the bot name")
+    transfer.add_argument("author", help="the new owner: an author's name or id")
+    add_referee(transfer)
+    add_admin_token(transfer)
+    transfer.set_defaults(run=run_transfer)
 
     play = sub.add_parser(
         "run",
@@ -92,8 +122,39 @@ def run_register(args: argparse.Namespace) -> int:
     from bots.sdk import register  # grpc: loaded only to talk to the referee
 
     names = [name.strip() for name in args.games.split(",") if name.strip()]
-    reply = asyncio.run(register(args.referee, args.name, args.version, names, args.admin_token))
+    token = args.author_token or args.admin_token
+    reply = asyncio.run(register(args.referee, args.name, args.version, names, token))
     print(json.dumps({"bot_id": reply.bot_id, "token": reply.token}))
+    return 0
+
+
+def run_rotate(args: argparse.Namespace) -> int:
+    """Rotate a bot version's token and print the new one."""
+    from arena_cli.author_cmd import call
+    from cardarena_api.v1 import arena_pb2 as pb
+
+    request = pb.RotateBotTokenRequest(bot=args.bot)
+    reply = call(
+        args.referee,
+        args.author_token or args.admin_token,
+        lambda stub, meta: stub.RotateBotToken(request, metadata=meta, timeout=10),
+    )
+    print(json.dumps({"bot_id": reply.bot_id, "token": reply.token}))
+    return 0
+
+
+def run_transfer(args: argparse.Namespace) -> int:
+    """Give a bot name to another author and say to whom."""
+    from arena_cli.author_cmd import call
+    from cardarena_api.v1 import arena_pb2 as pb
+
+    request = pb.TransferBotRequest(name=args.name, author=args.author)
+    reply = call(
+        args.referee,
+        args.admin_token,
+        lambda stub, meta: stub.TransferBot(request, metadata=meta, timeout=10),
+    )
+    print(json.dumps({"name": reply.name, "author_id": reply.author_id, "author": reply.author}))
     return 0
 
 

@@ -8,6 +8,7 @@ from typing import Any, cast
 
 from ladder.settings import (
     ADMIN_TOKEN,
+    AUTHOR_TOKEN,
     DATABASE,
     DEFAULT_DATABASE_URL,
     DEFAULT_REFEREE,
@@ -21,6 +22,7 @@ __all__ = [
     "DEFAULT_DATABASE_URL",
     "DEFAULT_REFEREE",
     "add_admin_token",
+    "add_author_token",
     "add_database",
     "add_env_option",
     "add_referee",
@@ -97,6 +99,11 @@ def add_referee(parser: argparse.ArgumentParser) -> None:
 def add_admin_token(parser: argparse.ArgumentParser) -> None:
     """--admin-token T (ARENA_ADMIN_TOKEN)."""
     add_spec(parser, ADMIN_TOKEN, None)
+
+
+def add_author_token(parser: argparse.ArgumentParser) -> None:
+    """--author-token T (ARENA_AUTHOR_TOKEN)."""
+    add_spec(parser, AUTHOR_TOKEN, None)
 
 
 def add_database(parser: argparse.ArgumentParser) -> None:

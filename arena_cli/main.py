@@ -11,8 +11,10 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from arena_cli import (
+    author_cmd,
     beat_cmd,
     bot_cmd,
     compare,
@@ -39,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_parsers(commands)
     compare.add_parsers(commands)
     referee_cmd.add_parsers(commands)
+    author_cmd.add_parsers(commands)
     bot_cmd.add_parsers(commands)
     match_cmd.add_parsers(commands)
     db_cmd.add_parsers(commands)
@@ -56,6 +59,7 @@ SERVER_MODULES = frozenset(
     {
         "alembic",
         "celery",
+        "confusables",
         "fastapi",
         "grpc_reflection",
         "hiredis",
@@ -119,19 +123,23 @@ def _one_line(error: Exception) -> str | None:
 
         if isinstance(error, grpc.RpcError):
             # grpc.aio errors are not grpc.Call objects but have the same accessors.
+            needs: list[str] = []
             if isinstance(error, grpc.Call | grpc.aio.AioRpcError):
                 code, details = error.code(), error.details()
+                if code in (grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.UNAUTHENTICATED):
+                    trailing: Any = error.trailing_metadata() or ()
+                    for key, value in trailing:
+                        if key == "arena-needs" and isinstance(value, str):
+                            needs = value.split(",")
             else:
                 code, details = None, str(error)
-            hint = (
-                {
-                    grpc.StatusCode.UNAVAILABLE: " (is the referee running? see --referee)",
-                    grpc.StatusCode.PERMISSION_DENIED: " (give it with --admin-token T or "
-                    "ARENA_ADMIN_TOKEN)",
-                }.get(code, "")
-                if code
-                else ""
-            )
+            hint = ""
+            if code == grpc.StatusCode.UNAVAILABLE:
+                hint = " (is the referee running? see --referee)"
+            elif needs:
+                flags = {"admin": "--admin-token", "author": "--author-token"}
+                given = " or ".join(flags[kind] for kind in needs if kind in flags)
+                hint = f" (give it with {given} T, or ARENA_{needs[0].upper()}_TOKEN)"
             return f"{code.name if code else 'error'}: {details}{hint}"
     if "sqlalchemy" in sys.modules:
         from sqlalchemy.exc import OperationalError

@@ -90,7 +90,7 @@ class AuthError(RuntimeError):
 
 
 def metadata(token: str) -> tuple[tuple[str, str], ...]:
-    """Call metadata carrying a bot's or an admin's token."""
+    """Call metadata carrying a token (a bot's, an author's or the admin's)."""
     return (("authorization", f"Bearer {token}"),)
 
 
@@ -115,14 +115,15 @@ async def register(
     name: str,
     version: str,
     games: list[str],
-    admin_token: str | None = None,
+    token: str | None = None,
 ) -> pb.RegisterReply:
-    """Register a bot version; the reply holds its id and its token."""
+    """Register a bot version with an author's token (or the admin token); the reply
+    holds its id and its token. A referee without an admin token needs none."""
     async with channel(address) as chan:
         stub = pb_grpc.BotServiceStub(chan)
         return await stub.Register(
             pb.RegisterRequest(name=name, version=version, games=games),
-            metadata=metadata(admin_token) if admin_token else None,
+            metadata=metadata(token) if token else None,
             timeout=10,
         )
 

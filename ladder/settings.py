@@ -89,6 +89,12 @@ ADMIN_TOKEN = Setting(
     "the operator token; needed when the referee has one",
     metavar="TOKEN",
 )
+AUTHOR_TOKEN = Setting(
+    "AUTHOR_TOKEN",
+    "--author-token",
+    "your author token, from `arena author create` (the admin token may act instead)",
+    metavar="TOKEN",
+)
 BROKER = Setting(
     "BROKER_URL",
     "--broker",

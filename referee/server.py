@@ -33,13 +33,15 @@ from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
 from ladder.store import Store
 from ladder.wording import plural
+from referee.authoring import AuthorService
 from referee.decoding import DecodeGuard
+from referee.gate import Gatekeeper
 from referee.matches import MatchManager
 from referee.metrics import RefereeMetrics
 from referee.presence import Presence
 from referee.runner import Limits
 from referee.seats import LocalSeats, Seats
-from referee.service import BotService, Gatekeeper, RefereeService
+from referee.service import BotService, RefereeService
 from referee.sessions import SessionHub
 from referee.settings import RefereeSettings
 from referee.tier.limits import TierAllowance
@@ -54,6 +56,7 @@ AsyncHealthServicer = health.aio.HealthServicer  # type: ignore[attr-defined]
 SERVICE_NAMES = (
     pb.DESCRIPTOR.services_by_name["BotService"].full_name,
     pb.DESCRIPTOR.services_by_name["RefereeService"].full_name,
+    pb.DESCRIPTOR.services_by_name["AuthorService"].full_name,
 )
 OTHERS_TIMEOUT_S = 2.0
 """How long a stopping replica waits for Redis to say which other replicas are live."""
@@ -224,6 +227,10 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
     pb_grpc.add_BotServiceServicer_to_server(
         BotService(settings, store, hub, gate, metrics, opens), server
     )
+    revoke = hub.revoke if tier is None else tier.revoke
+    pb_grpc.add_AuthorServiceServicer_to_server(
+        AuthorService(settings, store, gate, revoke), server
+    )
     stopped = asyncio.Event()
     pb_grpc.add_RefereeServiceServicer_to_server(
         RefereeService(
@@ -295,13 +302,14 @@ async def serve(
         serve_metrics(settings.metrics_host, settings.metrics_port, metrics)
     referee = await start(settings, metrics)
     log.info(
-        "referee listening on %s:%d (%s, registration %s)",
+        "referee listening on %s:%d (%s, registration %s, sign-up %s)",
         host,
         referee.port,
         f"metrics on {settings.metrics_host}:{settings.metrics_port}"
         if settings.metrics_port
         else "no metrics",
         "open" if settings.registration_is_open else "admin only",
+        settings.signup,
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

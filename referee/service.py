@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import hmac
 import time
 from collections import Counter
 from collections.abc import AsyncIterator
@@ -14,9 +13,10 @@ import grpc
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
 from ladder.records import MatchStatus
-from ladder.store import Bot, Conflict, Match, MatchRequest, NotFound, Store
+from ladder.store import Conflict, Match, MatchRequest, NotFound, NotOwner, Store, hash_token
 from referee import wire_actions, wire_results
 from referee.channels import Answer, RelayUnavailable
+from referee.gate import Gatekeeper, TokenKind, brief, peer_host
 from referee.limits import Allowance, KeyedBuckets, LocalAllowance, TokenBucket
 from referee.matches import BadMatch, MatchManager, Starter, Unavailable
 from referee.metrics import RefereeMetrics
@@ -35,92 +35,6 @@ REPLAY_CACHE_SIZE = 32
 """Finished matches whose Replay message is kept built (the most recently asked for)."""
 ASK_AGAIN = "this referee replica is stopping; ask again"
 """UNAVAILABLE's details for a wait that a stopping replica cannot answer: another can."""
-
-
-MAX_DETAILS = 500
-"""Longest status message: they quote the request, and a status must fit in the
-HTTP/2 trailers (16 KiB at most clients, non-ASCII sent percent-encoded)."""
-
-
-def brief(text: str) -> str:
-    """A status message cut to MAX_DETAILS characters."""
-    return text if len(text) <= MAX_DETAILS else text[: MAX_DETAILS - 3] + "..."
-
-
-def peer_host(context: grpc.aio.ServicerContext[object, object]) -> str:
-    """The caller's address without its port (`ipv4:127.0.0.1:5555` -> `ipv4:127.0.0.1`)."""
-    peer = context.peer() or ""
-    return peer.rsplit(":", 1)[0] if peer.startswith(("ipv4:", "ipv6:")) else peer
-
-
-def bearer(context: grpc.aio.ServicerContext[object, object]) -> str | None:
-    """The token of `authorization: Bearer <token>` in the call's metadata."""
-    for key, value in context.invocation_metadata() or ():
-        if key == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
-            return value[len("Bearer ") :].strip()
-    return None
-
-
-class Gatekeeper:
-    """Who may call what: the admin token, and bots by their own token."""
-
-    def __init__(self, settings: RefereeSettings, store: Store) -> None:
-        self._settings = settings
-        self._store = store
-
-    def is_admin(self, context: grpc.aio.ServicerContext[object, object]) -> bool:
-        """True for an operator call (or when the referee has no admin token)."""
-        wanted = self._settings.admin_token
-        if wanted is None:
-            return True
-        given = bearer(context) or ""
-        return hmac.compare_digest(given.encode(), wanted.encode())
-
-    async def require_admin(self, context: grpc.aio.ServicerContext[object, object]) -> None:
-        """Abort with PERMISSION_DENIED unless the call carries the admin token."""
-        if not self.is_admin(context):
-            given = "this is not the admin token" if bearer(context) else "no token was given"
-            await context.abort(
-                grpc.StatusCode.PERMISSION_DENIED,
-                f"this call needs the referee's admin token ({given})",
-            )
-
-    def exempt(self, context: grpc.aio.ServicerContext[object, object]) -> bool:
-        """True for an admin-token call when the referee has a token: no bound applies."""
-        return self._settings.admin_token is not None and self.is_admin(context)
-
-    async def bound(
-        self,
-        buckets: KeyedBuckets,
-        context: grpc.aio.ServicerContext[object, object],
-        what: str,
-    ) -> None:
-        """Abort RESOURCE_EXHAUSTED when the caller's address is over its `what` a minute.
-
-        Admin-token callers (workers, operators) are exempt when the referee has a token.
-        """
-        if not self.exempt(context) and not buckets.take(peer_host(context)):
-            await context.abort(
-                grpc.StatusCode.RESOURCE_EXHAUSTED,
-                f"more than {buckets.per_minute} {what} a minute from this address; "
-                "try again later",
-            )
-
-    async def bot(self, context: grpc.aio.ServicerContext[object, object]) -> Bot:
-        """The bot whose token the call carries; aborts UNAUTHENTICATED otherwise."""
-        token = bearer(context)
-        bot = await asyncio.to_thread(self._store.bot_by_token, token) if token else None
-        if bot is None:
-            await context.abort(
-                grpc.StatusCode.UNAUTHENTICATED,
-                "this referee does not know this token (a token is shown once, by `arena bot "
-                "register` on this referee)"
-                if token
-                else "a bot session needs metadata 'authorization: Bearer <token>' with a "
-                "registered bot's token",
-            )
-        assert bot is not None
-        return bot
 
 
 class BotService(pb_grpc.BotServiceServicer):
@@ -147,8 +61,10 @@ class BotService(pb_grpc.BotServiceServicer):
     async def Register(
         self, request: pb.RegisterRequest, context: grpc.aio.ServicerContext[object, object]
     ) -> pb.RegisterReply:
-        if not self._settings.registration_is_open:
-            await self._gate.require_admin(context)
+        kinds: tuple[TokenKind, ...] = (TokenKind.ADMIN,)
+        if self._settings.registration_is_open:
+            kinds = (TokenKind.AUTHOR, TokenKind.ADMIN)
+        caller = await self._gate.caller(context, *kinds, call="Register")
         await self._gate.bound(self._registrations, context, "registrations")
         problem = wire_actions.registration_problem(
             request.name, request.version, list(request.games)
@@ -157,8 +73,14 @@ class BotService(pb_grpc.BotServiceServicer):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(problem))
         try:
             bot, token = await asyncio.to_thread(
-                self._store.register_bot, request.name, request.version, list(request.games)
+                self._store.register_bot,
+                request.name,
+                request.version,
+                list(request.games),
+                caller.author_id,
             )
+        except NotOwner as error:
+            await context.abort(grpc.StatusCode.PERMISSION_DENIED, brief(str(error)))
         except Conflict as error:
             await context.abort(grpc.StatusCode.ALREADY_EXISTS, brief(str(error)))
         return pb.RegisterReply(bot_id=bot.id, token=token)
@@ -168,7 +90,7 @@ class BotService(pb_grpc.BotServiceServicer):
         request_iterator: AsyncIterator[pb.BotMessage],
         context: grpc.aio.ServicerContext[object, object],
     ) -> AsyncIterator[pb.RefereeMessage]:
-        bot = await self._gate.bot(context)
+        bot, token = await self._gate.bot(context)
         if not await self._opens.take(bot.id):
             await context.abort(
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
@@ -186,7 +108,11 @@ class BotService(pb_grpc.BotServiceServicer):
                 grpc.StatusCode.INVALID_ARGUMENT, "a session starts with Hello{capacity >= 1}"
             )
         capacity = min(first.hello.capacity, self._settings.max_capacity)
-        session = self._hub.open(bot.id, capacity, first.hello.observation_json)
+        credential = hash_token(token)
+        session = self._hub.open(bot.id, capacity, first.hello.observation_json, credential)
+        if await asyncio.to_thread(self._store.bot_by_token, token) is None:
+            # Rotated while this session opened: the rotation's revoke came before it.
+            self._hub.revoke(bot.id, credential)
         self._metrics.bots_connected.set(len(self._hub.connected()))
         reader = asyncio.create_task(self._read(request_iterator, session))
         reader.add_done_callback(lambda _: self._hub.close(session))

@@ -35,6 +35,8 @@ class Reconnect:
 
 
 Outgoing = ActRequest | Notice | Problem | Reconnect
+
+REVOKED = "this bot's token was rotated: the session ends, and the old token is refused"
 """What the referee sends down a session: a request, a notice, a problem, or a move."""
 
 
@@ -50,6 +52,8 @@ class Session:
     capacity: int
     observation_json: bool = False
     """The bot asked for each observation's JSON besides its typed form."""
+    credential: str = ""
+    """The hash of the token the session was opened with (a rotation ends it)."""
     id: str = field(default_factory=lambda: uuid.uuid4().hex)
     outbox: asyncio.Queue[Outgoing | None] = field(default_factory=asyncio.Queue)
     pending: dict[str, asyncio.Future[Answer]] = field(default_factory=dict)
@@ -122,13 +126,15 @@ class SessionHub:
         self._absent_since: dict[str, float] = {}
         self._changed = asyncio.Event()
 
-    def open(self, bot_id: str, capacity: int, observation_json: bool = False) -> Session:
+    def open(
+        self, bot_id: str, capacity: int, observation_json: bool = False, credential: str = ""
+    ) -> Session:
         """Start a session for `bot_id`, replacing (closing) any older one."""
         old = self._sessions.get(bot_id)
         if old is not None:
             old.send(Problem("replaced by a newer session of the same bot"))
             old.close()
-        session = Session(bot_id, capacity, observation_json)
+        session = Session(bot_id, capacity, observation_json, credential)
         self._sessions[bot_id] = session
         self._absent_since.pop(bot_id, None)
         self._wake()
@@ -145,6 +151,15 @@ class SessionHub:
             self._wake()
             for listener in self.on_close:
                 listener(session)
+
+    def revoke(self, bot_id: str, credential: str) -> bool:
+        """End the bot's session if it was opened with the token `credential` hashes to."""
+        session = self._sessions.get(bot_id)
+        if session is None or session.credential != credential:
+            return False
+        session.send(Problem(REVOKED))
+        self.close(session)
+        return True
 
     def get(self, bot_id: str) -> Session | None:
         """The bot's open session, if any."""

@@ -17,6 +17,16 @@ def registration(text: str) -> bool:
     return text == "open"
 
 
+SIGNUPS = ("open", "invite", "admin")
+
+
+def signup(text: str) -> str:
+    """Who may create authors: `open`, `invite` or `admin`."""
+    if text not in SIGNUPS:
+        raise ValueError(f"sign-up is open, invite or admin, not {text!r}")
+    return text
+
+
 @dataclass(frozen=True)
 class RefereeSettings:
     """Everything `arena referee` can be told (see docs/operations.md).
@@ -67,9 +77,28 @@ class RefereeSettings:
         None,
         env="REGISTRATION",
         flag="--registration",
-        help="who may register bots, open or admin (default: open on loopback, else admin)",
+        help="who may register bots: open (authors, with their author token; the default) or "
+        "admin (the admin token only)",
         parse=registration,
         metavar="open|admin",
+    )
+    signup_mode: str | None = setting(
+        None,
+        env="SIGNUP",
+        flag="--signup",
+        help="who may create authors: open (anyone; bounded per client address), invite (with "
+        "a code from `arena invite create`) or admin (the admin token only); default: open on "
+        "loopback, else invite",
+        parse=signup,
+        metavar="open|invite|admin",
+    )
+    signups_per_minute: int = setting(
+        5,
+        env="SIGNUPS_PER_MINUTE",
+        flag="--signups-per-minute",
+        help="CreateAuthor calls a minute per client address (admin-token callers exempt); "
+        "beyond it RESOURCE_EXHAUSTED; 0 for no bound",
+        parse=int,
     )
     default_deadline_ms: int = setting(
         1000, env="DEADLINE_MS", flag="--deadline-ms", help="default per-move deadline", parse=int
@@ -204,10 +233,15 @@ class RefereeSettings:
 
     @property
     def registration_is_open(self) -> bool:
-        """Whether Register works without the admin token (default: on loopback)."""
-        if self.open_registration is not None:
-            return self.open_registration
-        return self.loopback or self.admin_token is None
+        """Whether authors may register their bots (else the admin token only)."""
+        return self.open_registration is not False
+
+    @property
+    def signup(self) -> str:
+        """Who may create authors (default: anyone on loopback, else with an invite)."""
+        if self.signup_mode is not None:
+            return self.signup_mode
+        return "open" if self.loopback else "invite"
 
     def check(self) -> None:
         """Refuse settings that would leave the referee open or broken (ValueError).
@@ -263,6 +297,7 @@ class RefereeSettings:
                 self.stray_messages_per_second,
                 self.flood_limit,
                 self.registrations_per_minute,
+                self.signups_per_minute,
                 self.reads_per_minute,
             )
             < 0

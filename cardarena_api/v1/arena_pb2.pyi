@@ -557,6 +557,236 @@ class Error(_message.Message):
 Global___Error: _TypeAlias = Error  # noqa: Y015
 
 @_typing.final
+class CreateAuthorRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    INVITE_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """1..64 letters, digits, '-' or '_'; unique ignoring case and look-alikes"""
+    invite: _builtins.str
+    """the invite code, when sign-up is by invitation"""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        invite: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["invite", b"invite", "name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CreateAuthorRequest: _TypeAlias = CreateAuthorRequest  # noqa: Y015
+
+@_typing.final
+class CreateAuthorReply(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    AUTHOR_ID_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    TOKEN_FIELD_NUMBER: _builtins.int
+    author_id: _builtins.str
+    name: _builtins.str
+    token: _builtins.str
+    """shown only here; the referee keeps a hash"""
+    def __init__(
+        self,
+        *,
+        author_id: _builtins.str = ...,
+        name: _builtins.str = ...,
+        token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["author_id", b"author_id", "name", b"name", "token", b"token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CreateAuthorReply: _TypeAlias = CreateAuthorReply  # noqa: Y015
+
+@_typing.final
+class RotateAuthorTokenRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RotateAuthorTokenRequest: _TypeAlias = RotateAuthorTokenRequest  # noqa: Y015
+
+@_typing.final
+class RotateAuthorTokenReply(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    AUTHOR_ID_FIELD_NUMBER: _builtins.int
+    TOKEN_FIELD_NUMBER: _builtins.int
+    author_id: _builtins.str
+    token: _builtins.str
+    def __init__(
+        self,
+        *,
+        author_id: _builtins.str = ...,
+        token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["author_id", b"author_id", "token", b"token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RotateAuthorTokenReply: _TypeAlias = RotateAuthorTokenReply  # noqa: Y015
+
+@_typing.final
+class RotateBotTokenRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BOT_FIELD_NUMBER: _builtins.int
+    bot: _builtins.str
+    """an id, name@version, or a name (its newest version)"""
+    def __init__(
+        self,
+        *,
+        bot: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RotateBotTokenRequest: _TypeAlias = RotateBotTokenRequest  # noqa: Y015
+
+@_typing.final
+class RotateBotTokenReply(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BOT_ID_FIELD_NUMBER: _builtins.int
+    TOKEN_FIELD_NUMBER: _builtins.int
+    bot_id: _builtins.str
+    token: _builtins.str
+    def __init__(
+        self,
+        *,
+        bot_id: _builtins.str = ...,
+        token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_id", b"bot_id", "token", b"token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RotateBotTokenReply: _TypeAlias = RotateBotTokenReply  # noqa: Y015
+
+@_typing.final
+class TransferBotRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    AUTHOR_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """the bot name (any spelling of it)"""
+    author: _builtins.str
+    """the new owner: an author's id or name"""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        author: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["author", b"author", "name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TransferBotRequest: _TypeAlias = TransferBotRequest  # noqa: Y015
+
+@_typing.final
+class TransferBotReply(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    AUTHOR_ID_FIELD_NUMBER: _builtins.int
+    AUTHOR_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    author_id: _builtins.str
+    author: _builtins.str
+    """the new owner's name"""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        author_id: _builtins.str = ...,
+        author: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["author", b"author", "author_id", b"author_id", "name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TransferBotReply: _TypeAlias = TransferBotReply  # noqa: Y015
+
+@_typing.final
+class CreateInviteRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    USES_FIELD_NUMBER: _builtins.int
+    EXPIRES_H_FIELD_NUMBER: _builtins.int
+    uses: _builtins.int
+    """sign-ups it allows; 0: one"""
+    expires_h: _builtins.float
+    """hours until it expires; 0: never"""
+    def __init__(
+        self,
+        *,
+        uses: _builtins.int = ...,
+        expires_h: _builtins.float = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["expires_h", b"expires_h", "uses", b"uses"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CreateInviteRequest: _TypeAlias = CreateInviteRequest  # noqa: Y015
+
+@_typing.final
+class CreateInviteReply(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CODE_FIELD_NUMBER: _builtins.int
+    USES_FIELD_NUMBER: _builtins.int
+    EXPIRES_AT_FIELD_NUMBER: _builtins.int
+    code: _builtins.str
+    """shown only here; the referee keeps a hash"""
+    uses: _builtins.int
+    expires_at: _builtins.str
+    """ISO 8601 in UTC; "" for never"""
+    def __init__(
+        self,
+        *,
+        code: _builtins.str = ...,
+        uses: _builtins.int = ...,
+        expires_at: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["code", b"code", "expires_at", b"expires_at", "uses", b"uses"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CreateInviteReply: _TypeAlias = CreateInviteReply  # noqa: Y015
+
+@_typing.final
 class StartMatchRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 

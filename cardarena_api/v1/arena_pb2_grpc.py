@@ -57,7 +57,9 @@ class BotServiceServicer:
 
     def Register(self, request, context):
         """Register a bot version. Returns its id and its secret token (shown only
-        here; the referee keeps a hash). May need the admin token (a referee setting).
+        here; the referee keeps a hash). Needs an author's token (the name becomes
+        that author's, or must already be) or the admin token; a referee without an
+        admin token takes every call as the operator's.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -143,6 +145,272 @@ class BotService:
             '/cardarena_api.v1.BotService/Session',
             cardarena__api_dot_v1_dot_arena__pb2.BotMessage.SerializeToString,
             cardarena__api_dot_v1_dot_arena__pb2.RefereeMessage.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+
+class AuthorServiceStub:
+    """================================================================ Authors
+
+    Authors own bot names: every version of a name is its author's. Calls carry
+    "authorization: Bearer <token>": an author's token (prefix "author_") or the
+    admin token; a bot's token (prefix "arena_") only opens its Session.
+    """
+
+    def __init__(self, channel):
+        """Constructor.
+
+        Args:
+            channel: A grpc.Channel.
+        """
+        self.CreateAuthor = channel.unary_unary(
+                '/cardarena_api.v1.AuthorService/CreateAuthor',
+                request_serializer=cardarena__api_dot_v1_dot_arena__pb2.CreateAuthorRequest.SerializeToString,
+                response_deserializer=cardarena__api_dot_v1_dot_arena__pb2.CreateAuthorReply.FromString,
+                _registered_method=True)
+        self.RotateAuthorToken = channel.unary_unary(
+                '/cardarena_api.v1.AuthorService/RotateAuthorToken',
+                request_serializer=cardarena__api_dot_v1_dot_arena__pb2.RotateAuthorTokenRequest.SerializeToString,
+                response_deserializer=cardarena__api_dot_v1_dot_arena__pb2.RotateAuthorTokenReply.FromString,
+                _registered_method=True)
+        self.RotateBotToken = channel.unary_unary(
+                '/cardarena_api.v1.AuthorService/RotateBotToken',
+                request_serializer=cardarena__api_dot_v1_dot_arena__pb2.RotateBotTokenRequest.SerializeToString,
+                response_deserializer=cardarena__api_dot_v1_dot_arena__pb2.RotateBotTokenReply.FromString,
+                _registered_method=True)
+        self.TransferBot = channel.unary_unary(
+                '/cardarena_api.v1.AuthorService/TransferBot',
+                request_serializer=cardarena__api_dot_v1_dot_arena__pb2.TransferBotRequest.SerializeToString,
+                response_deserializer=cardarena__api_dot_v1_dot_arena__pb2.TransferBotReply.FromString,
+                _registered_method=True)
+        self.CreateInvite = channel.unary_unary(
+                '/cardarena_api.v1.AuthorService/CreateInvite',
+                request_serializer=cardarena__api_dot_v1_dot_arena__pb2.CreateInviteRequest.SerializeToString,
+                response_deserializer=cardarena__api_dot_v1_dot_arena__pb2.CreateInviteReply.FromString,
+                _registered_method=True)
+
+
+class AuthorServiceServicer:
+    """================================================================ Authors
+
+    Authors own bot names: every version of a name is its author's. Calls carry
+    "authorization: Bearer <token>": an author's token (prefix "author_") or the
+    admin token; a bot's token (prefix "arena_") only opens its Session.
+    """
+
+    def CreateAuthor(self, request, context):
+        """Create an author. Needs what the referee's sign-up setting asks: nothing
+        (open), an invite code (invite), or the admin token (admin).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RotateAuthorToken(self, request, context):
+        """A new token for the calling author (author token); the old one is refused from now on.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RotateBotToken(self, request, context):
+        """A new token for a bot version (its author's token, or the admin token). The
+        session opened with the old token ends at once, on every replica of a tier.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def TransferBot(self, request, context):
+        """Give a bot name, every version and look-alike spelling of it, to another author (admin).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateInvite(self, request, context):
+        """An invite code for sign-up by invitation (admin).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+
+def add_AuthorServiceServicer_to_server(servicer, server):
+    rpc_method_handlers = {
+            'CreateAuthor': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateAuthor,
+                    request_deserializer=cardarena__api_dot_v1_dot_arena__pb2.CreateAuthorRequest.FromString,
+                    response_serializer=cardarena__api_dot_v1_dot_arena__pb2.CreateAuthorReply.SerializeToString,
+            ),
+            'RotateAuthorToken': grpc.unary_unary_rpc_method_handler(
+                    servicer.RotateAuthorToken,
+                    request_deserializer=cardarena__api_dot_v1_dot_arena__pb2.RotateAuthorTokenRequest.FromString,
+                    response_serializer=cardarena__api_dot_v1_dot_arena__pb2.RotateAuthorTokenReply.SerializeToString,
+            ),
+            'RotateBotToken': grpc.unary_unary_rpc_method_handler(
+                    servicer.RotateBotToken,
+                    request_deserializer=cardarena__api_dot_v1_dot_arena__pb2.RotateBotTokenRequest.FromString,
+                    response_serializer=cardarena__api_dot_v1_dot_arena__pb2.RotateBotTokenReply.SerializeToString,
+            ),
+            'TransferBot': grpc.unary_unary_rpc_method_handler(
+                    servicer.TransferBot,
+                    request_deserializer=cardarena__api_dot_v1_dot_arena__pb2.TransferBotRequest.FromString,
+                    response_serializer=cardarena__api_dot_v1_dot_arena__pb2.TransferBotReply.SerializeToString,
+            ),
+            'CreateInvite': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateInvite,
+                    request_deserializer=cardarena__api_dot_v1_dot_arena__pb2.CreateInviteRequest.FromString,
+                    response_serializer=cardarena__api_dot_v1_dot_arena__pb2.CreateInviteReply.SerializeToString,
+            ),
+    }
+    generic_handler = grpc.method_handlers_generic_handler(
+            'cardarena_api.v1.AuthorService', rpc_method_handlers)
+    server.add_generic_rpc_handlers((generic_handler,))
+    server.add_registered_method_handlers('cardarena_api.v1.AuthorService', rpc_method_handlers)
+
+
+ # This class is part of an EXPERIMENTAL API.
+class AuthorService:
+    """================================================================ Authors
+
+    Authors own bot names: every version of a name is its author's. Calls carry
+    "authorization: Bearer <token>": an author's token (prefix "author_") or the
+    admin token; a bot's token (prefix "arena_") only opens its Session.
+    """
+
+    @staticmethod
+    def CreateAuthor(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardarena_api.v1.AuthorService/CreateAuthor',
+            cardarena__api_dot_v1_dot_arena__pb2.CreateAuthorRequest.SerializeToString,
+            cardarena__api_dot_v1_dot_arena__pb2.CreateAuthorReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RotateAuthorToken(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardarena_api.v1.AuthorService/RotateAuthorToken',
+            cardarena__api_dot_v1_dot_arena__pb2.RotateAuthorTokenRequest.SerializeToString,
+            cardarena__api_dot_v1_dot_arena__pb2.RotateAuthorTokenReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RotateBotToken(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardarena_api.v1.AuthorService/RotateBotToken',
+            cardarena__api_dot_v1_dot_arena__pb2.RotateBotTokenRequest.SerializeToString,
+            cardarena__api_dot_v1_dot_arena__pb2.RotateBotTokenReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def TransferBot(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardarena_api.v1.AuthorService/TransferBot',
+            cardarena__api_dot_v1_dot_arena__pb2.TransferBotRequest.SerializeToString,
+            cardarena__api_dot_v1_dot_arena__pb2.TransferBotReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateInvite(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardarena_api.v1.AuthorService/CreateInvite',
+            cardarena__api_dot_v1_dot_arena__pb2.CreateInviteRequest.SerializeToString,
+            cardarena__api_dot_v1_dot_arena__pb2.CreateInviteReply.FromString,
             options,
             channel_credentials,
             insecure,

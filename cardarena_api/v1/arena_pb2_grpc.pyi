@@ -38,7 +38,9 @@ class BotServiceStub:
     def __new__(cls, channel: _aio.Channel) -> BotServiceAsyncStub: ...
     Register: _grpc.UnaryUnaryMultiCallable[_arena_pb2.RegisterRequest, _arena_pb2.RegisterReply]
     """Register a bot version. Returns its id and its secret token (shown only
-    here; the referee keeps a hash). May need the admin token (a referee setting).
+    here; the referee keeps a hash). Needs an author's token (the name becomes
+    that author's, or must already be) or the admin token; a referee without an
+    admin token takes every call as the operator's.
     """
     Session: _grpc.StreamStreamMultiCallable[_arena_pb2.BotMessage, _arena_pb2.RefereeMessage]
     """The bot's session: metadata "authorization: Bearer <token>". The bot sends
@@ -56,7 +58,9 @@ class BotServiceAsyncStub(BotServiceStub):
     def __init__(self, channel: _aio.Channel) -> None: ...
     Register: _aio.UnaryUnaryMultiCallable[_arena_pb2.RegisterRequest, _arena_pb2.RegisterReply]  # type: ignore[assignment]
     """Register a bot version. Returns its id and its secret token (shown only
-    here; the referee keeps a hash). May need the admin token (a referee setting).
+    here; the referee keeps a hash). Needs an author's token (the name becomes
+    that author's, or must already be) or the admin token; a referee without an
+    admin token takes every call as the operator's.
     """
     Session: _aio.StreamStreamMultiCallable[_arena_pb2.BotMessage, _arena_pb2.RefereeMessage]  # type: ignore[assignment]
     """The bot's session: metadata "authorization: Bearer <token>". The bot sends
@@ -77,7 +81,9 @@ class BotServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_arena_pb2.RegisterReply, _abc.Awaitable[_arena_pb2.RegisterReply]]:
         """Register a bot version. Returns its id and its secret token (shown only
-        here; the referee keeps a hash). May need the admin token (a referee setting).
+        here; the referee keeps a hash). Needs an author's token (the name becomes
+        that author's, or must already be) or the admin token; a referee without an
+        admin token takes every call as the operator's.
         """
 
     @_abc_1.abstractmethod
@@ -92,6 +98,112 @@ class BotServiceServicer(metaclass=_abc_1.ABCMeta):
         """
 
 def add_BotServiceServicer_to_server(servicer: BotServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
+
+class AuthorServiceStub:
+    """================================================================ Authors
+
+    Authors own bot names: every version of a name is its author's. Calls carry
+    "authorization: Bearer <token>": an author's token (prefix "author_") or the
+    admin token; a bot's token (prefix "arena_") only opens its Session.
+    """
+
+    @_typing.overload
+    def __new__(cls, channel: _grpc.Channel) -> _Self: ...
+    @_typing.overload
+    def __new__(cls, channel: _aio.Channel) -> AuthorServiceAsyncStub: ...
+    CreateAuthor: _grpc.UnaryUnaryMultiCallable[_arena_pb2.CreateAuthorRequest, _arena_pb2.CreateAuthorReply]
+    """Create an author. Needs what the referee's sign-up setting asks: nothing
+    (open), an invite code (invite), or the admin token (admin).
+    """
+    RotateAuthorToken: _grpc.UnaryUnaryMultiCallable[_arena_pb2.RotateAuthorTokenRequest, _arena_pb2.RotateAuthorTokenReply]
+    """A new token for the calling author (author token); the old one is refused from now on."""
+    RotateBotToken: _grpc.UnaryUnaryMultiCallable[_arena_pb2.RotateBotTokenRequest, _arena_pb2.RotateBotTokenReply]
+    """A new token for a bot version (its author's token, or the admin token). The
+    session opened with the old token ends at once, on every replica of a tier.
+    """
+    TransferBot: _grpc.UnaryUnaryMultiCallable[_arena_pb2.TransferBotRequest, _arena_pb2.TransferBotReply]
+    """Give a bot name, every version and look-alike spelling of it, to another author (admin)."""
+    CreateInvite: _grpc.UnaryUnaryMultiCallable[_arena_pb2.CreateInviteRequest, _arena_pb2.CreateInviteReply]
+    """An invite code for sign-up by invitation (admin)."""
+
+@_typing.type_check_only
+class AuthorServiceAsyncStub(AuthorServiceStub):
+    """================================================================ Authors
+
+    Authors own bot names: every version of a name is its author's. Calls carry
+    "authorization: Bearer <token>": an author's token (prefix "author_") or the
+    admin token; a bot's token (prefix "arena_") only opens its Session.
+    """
+
+    def __init__(self, channel: _aio.Channel) -> None: ...
+    CreateAuthor: _aio.UnaryUnaryMultiCallable[_arena_pb2.CreateAuthorRequest, _arena_pb2.CreateAuthorReply]  # type: ignore[assignment]
+    """Create an author. Needs what the referee's sign-up setting asks: nothing
+    (open), an invite code (invite), or the admin token (admin).
+    """
+    RotateAuthorToken: _aio.UnaryUnaryMultiCallable[_arena_pb2.RotateAuthorTokenRequest, _arena_pb2.RotateAuthorTokenReply]  # type: ignore[assignment]
+    """A new token for the calling author (author token); the old one is refused from now on."""
+    RotateBotToken: _aio.UnaryUnaryMultiCallable[_arena_pb2.RotateBotTokenRequest, _arena_pb2.RotateBotTokenReply]  # type: ignore[assignment]
+    """A new token for a bot version (its author's token, or the admin token). The
+    session opened with the old token ends at once, on every replica of a tier.
+    """
+    TransferBot: _aio.UnaryUnaryMultiCallable[_arena_pb2.TransferBotRequest, _arena_pb2.TransferBotReply]  # type: ignore[assignment]
+    """Give a bot name, every version and look-alike spelling of it, to another author (admin)."""
+    CreateInvite: _aio.UnaryUnaryMultiCallable[_arena_pb2.CreateInviteRequest, _arena_pb2.CreateInviteReply]  # type: ignore[assignment]
+    """An invite code for sign-up by invitation (admin)."""
+
+class AuthorServiceServicer(metaclass=_abc_1.ABCMeta):
+    """================================================================ Authors
+
+    Authors own bot names: every version of a name is its author's. Calls carry
+    "authorization: Bearer <token>": an author's token (prefix "author_") or the
+    admin token; a bot's token (prefix "arena_") only opens its Session.
+    """
+
+    @_abc_1.abstractmethod
+    def CreateAuthor(
+        self,
+        request: _arena_pb2.CreateAuthorRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.CreateAuthorReply, _abc.Awaitable[_arena_pb2.CreateAuthorReply]]:
+        """Create an author. Needs what the referee's sign-up setting asks: nothing
+        (open), an invite code (invite), or the admin token (admin).
+        """
+
+    @_abc_1.abstractmethod
+    def RotateAuthorToken(
+        self,
+        request: _arena_pb2.RotateAuthorTokenRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.RotateAuthorTokenReply, _abc.Awaitable[_arena_pb2.RotateAuthorTokenReply]]:
+        """A new token for the calling author (author token); the old one is refused from now on."""
+
+    @_abc_1.abstractmethod
+    def RotateBotToken(
+        self,
+        request: _arena_pb2.RotateBotTokenRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.RotateBotTokenReply, _abc.Awaitable[_arena_pb2.RotateBotTokenReply]]:
+        """A new token for a bot version (its author's token, or the admin token). The
+        session opened with the old token ends at once, on every replica of a tier.
+        """
+
+    @_abc_1.abstractmethod
+    def TransferBot(
+        self,
+        request: _arena_pb2.TransferBotRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.TransferBotReply, _abc.Awaitable[_arena_pb2.TransferBotReply]]:
+        """Give a bot name, every version and look-alike spelling of it, to another author (admin)."""
+
+    @_abc_1.abstractmethod
+    def CreateInvite(
+        self,
+        request: _arena_pb2.CreateInviteRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.CreateInviteReply, _abc.Awaitable[_arena_pb2.CreateInviteReply]]:
+        """An invite code for sign-up by invitation (admin)."""
+
+def add_AuthorServiceServicer_to_server(servicer: AuthorServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
 
 class RefereeServiceStub:
     """================================================================ Operators

@@ -25,6 +25,8 @@ it sent that request to):
 - `late`: the bot did not answer in time (the holder's verdict);
 - `unknown`: the holder knows no such request (it lost what it held);
 - `notice`: pass this notice on to the bot;
+- `revoke`: end the bot's session if it was opened with this token (hash):
+  the token was rotated;
 - `ended`: a match this replica played has ended (whoever waits for it here
   reads the database now instead of at its next poll);
 - `call` / `reply`: run a function of the receiver (StartMatch placement) and
@@ -264,6 +266,11 @@ class Relay:
         """Pass `notice` to `bot_id` through `replica`, which holds its stream."""
         self._push(replica, {"kind": "notice", "bot": bot_id, "notice": notice_to_json(notice)})
 
+    def revoke(self, bot_id: str, credential: str, replicas: list[str]) -> None:
+        """Have `replicas` end the bot's session opened with that (rotated) token."""
+        for replica in replicas:
+            self._push(replica, {"kind": "revoke", "bot": bot_id, "credential": credential})
+
     def announce_end(self, match_id: str, replicas: list[str]) -> None:
         """Tell `replicas` that `match_id`, played here, has ended."""
         for replica in replicas:
@@ -373,6 +380,8 @@ class Relay:
             session = self._hub.get(message["bot"])
             if session is not None:
                 session.send(notice_from_json(message["notice"]))
+        elif kind == "revoke":
+            self._hub.revoke(message["bot"], message["credential"])
         elif kind == "ended":
             for listener in self.on_ended:
                 listener(message["id"])

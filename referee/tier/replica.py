@@ -299,6 +299,12 @@ class Tier:
         task.add_done_callback(self._background.discard)
         return task
 
+    def revoke(self, bot_id: str, credential: str) -> None:
+        """End the bot's session opened with that token, wherever in the tier it is."""
+        self.hub.revoke(bot_id, credential)
+        peers = [replica.name for replica in self.live if replica.name != self.replica]
+        self.relay.revoke(bot_id, credential, peers)
+
     def match_ended(self, match_id: str) -> None:
         """Tell the other replicas, where a caller may wait for it, that a match ended."""
         peers = [replica.name for replica in self.live if replica.name != self.replica]

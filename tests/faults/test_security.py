@@ -124,11 +124,13 @@ def test_operator_calls_need_the_admin_token(guarded: RefereeProc) -> None:
 
 
 def test_registration_can_be_admin_only(guarded: RefereeProc) -> None:
-    """With --registration admin, Register needs the admin token."""
+    """With --registration admin, Register needs the admin token: no token or an unknown
+    one is UNAUTHENTICATED, an author's PERMISSION_DENIED."""
     request = pb.RegisterRequest(name="reg-" + uuid.uuid4().hex[:8], version="1", games=GAMES)
-    for metadata in (None, admin("wrong")):
+    unknown = grpc.StatusCode.UNAUTHENTICATED
+    for metadata, code in ((None, unknown), (admin("wrong"), unknown), (guarded.author(), DENIED)):
         call = functools.partial(guarded.bots.Register, request, metadata=metadata, timeout=10)
-        assert code_of(call) == DENIED
+        assert code_of(call) == code, metadata
     reply = guarded.bots.Register(request, metadata=admin(), timeout=10)
     assert reply.bot_id and reply.token.startswith("arena_")
 
@@ -212,6 +214,11 @@ class InProcess:
         self.channel = grpc.insecure_channel(self.address)
         self.bots = pb_grpc.BotServiceStub(self.channel)
         self.matches = pb_grpc.RefereeServiceStub(self.channel)
+        author = pb_grpc.AuthorServiceStub(self.channel).CreateAuthor(
+            pb.CreateAuthorRequest(name="tester"), timeout=10
+        )
+        self.author = admin(author.token)
+        """Metadata with the token of an author who signed up (open on loopback)."""
 
     def run(self, coroutine: Any) -> Any:
         return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(30)
@@ -278,7 +285,9 @@ def test_tokens_are_stored_hashed_and_compared_in_constant_time(
         return original(a, b)
 
     monkeypatch.setattr(hmac, "compare_digest", recording)
-    reply = inproc.bots.Register(pb.RegisterRequest(name="hashed", version="1", games=GAMES))
+    reply = inproc.bots.Register(
+        pb.RegisterRequest(name="hashed", version="1", games=GAMES), metadata=inproc.author
+    )
     digest = hashlib.sha256(reply.token.encode()).hexdigest()
 
     code, _, kinds = hello_session(inproc.bots, reply.token)
@@ -304,10 +313,10 @@ def test_bounds_on_registrations_sessions_strays_and_sizes(inproc: InProcess) ->
     replies = []
     for number in range(3):
         request = pb.RegisterRequest(name=f"bound-{number}", version="1", games=GAMES)
-        replies.append(inproc.bots.Register(request, timeout=10))
+        replies.append(inproc.bots.Register(request, metadata=inproc.author, timeout=10))
     request = pb.RegisterRequest(name="bound-3", version="1", games=GAMES)
     with pytest.raises(grpc.RpcError) as refused:
-        inproc.bots.Register(request, timeout=10)
+        inproc.bots.Register(request, metadata=inproc.author, timeout=10)
     assert refused.value.code() == exhausted
     assert "more than 3 registrations a minute" in (refused.value.details() or "")
     inproc.bots.Register(request, metadata=admin(), timeout=10)
@@ -414,11 +423,16 @@ def test_tls_referee_plays_a_match_and_refuses_plaintext(tmp_path: Path) -> None
             assert code == grpc.StatusCode.UNAVAILABLE
 
         bot_stub = pb_grpc.BotServiceStub(secure)
+        author = pb_grpc.AuthorServiceStub(secure).CreateAuthor(
+            pb.CreateAuthorRequest(name="tls-author"), timeout=10
+        )
         ids = []
         thread.start()
         for number in range(3):
             reply = bot_stub.Register(
-                pb.RegisterRequest(name=f"tls-{number}", version="1", games=GAMES), timeout=10
+                pb.RegisterRequest(name=f"tls-{number}", version="1", games=GAMES),
+                metadata=admin(author.token),
+                timeout=10,
             )
             ids.append(reply.bot_id)
             runner = BotRunner(bots.load("random"), address, reply.token, 2, tls_ca=ca)

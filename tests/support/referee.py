@@ -73,10 +73,13 @@ class RefereeProc:
     workdir: Path
     procs: Processes
     channel: grpc.Channel = field(init=False)
+    author_token: str | None = field(default=None, init=False)
+    """The token of the author this test's bots are registered by (made when first needed)."""
 
     def __post_init__(self) -> None:
         self.channel = grpc.insecure_channel(self.address)
         self.bots = pb_grpc.BotServiceStub(self.channel)
+        self.authors = pb_grpc.AuthorServiceStub(self.channel)
         self.matches = pb_grpc.RefereeServiceStub(self.channel)
         self.health = health_pb2_grpc.HealthStub(self.channel)
 
@@ -86,10 +89,19 @@ class RefereeProc:
 
     # bots
 
+    def author(self) -> tuple[tuple[str, str], ...]:
+        """Call metadata with the token of this referee's test author (signed up openly)."""
+        if self.author_token is None:
+            request = pb.CreateAuthorRequest(name=f"tests-{next(_names)}")
+            self.author_token = self.authors.CreateAuthor(request, timeout=10).token
+        return (("authorization", f"Bearer {self.author_token}"),)
+
     def register(self, prefix: str = "bot", games: Sequence[str] = ALL_GAMES) -> BotHandle:
         name = f"{prefix}-{next(_names)}"
         reply = self.bots.Register(
-            pb.RegisterRequest(name=name, version="1", games=list(games)), timeout=10
+            pb.RegisterRequest(name=name, version="1", games=list(games)),
+            metadata=self.author(),
+            timeout=10,
         )
         return BotHandle(name, reply.bot_id, reply.token)
 

@@ -33,13 +33,13 @@ def upgrade() -> None:
         "authors",
         sa.Column("id", sa.String(32), primary_key=True),
         sa.Column("name", sa.String(64), nullable=False),
-        sa.Column("name_key", sa.String(256), nullable=False, unique=True),
+        sa.Column("name_key", sa.Text(), nullable=False, unique=True),
         sa.Column("token_hash", sa.String(64), nullable=True, unique=True),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     )
     names = op.create_table(
         "bot_names",
-        sa.Column("name_key", sa.String(256), primary_key=True),
+        sa.Column("name_key", sa.Text(), primary_key=True),
         sa.Column("name", sa.String(64), nullable=False),
         sa.Column("author_id", sa.String(32), sa.ForeignKey("authors.id"), nullable=False),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
