@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import grpc
 
@@ -18,7 +18,7 @@ from referee.settings import RefereeSettings
 MAX_INVITE_H = 24 * 366
 """The longest an invite lasts before it expires, in hours (a year); 0 is never."""
 
-Revoke = Callable[[str, str], object]
+Revoke = Callable[[str, str], Awaitable[None]]
 """End a bot's session opened with the token of this hash, wherever it is held."""
 
 
@@ -98,7 +98,7 @@ class AuthorService(pb_grpc.AuthorServiceServicer):
             )
         except Conflict as error:
             await self._gate.refuse(context, grpc.StatusCode.ABORTED, str(error))
-        self._revoke(rotated.bot.id, rotated.old_hash)
+        await self._revoke(rotated.bot.id, rotated.old_hash)
         return pb.RotateBotTokenReply(bot_id=rotated.bot.id, token=rotated.token)
 
     async def TransferBot(

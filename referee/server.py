@@ -227,7 +227,13 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
     pb_grpc.add_BotServiceServicer_to_server(
         BotService(settings, store, hub, gate, metrics, opens), server
     )
-    revoke = hub.revoke if tier is None else tier.revoke
+
+    async def revoke(bot_id: str, credential: str) -> None:
+        if tier is None:
+            hub.revoke(bot_id, credential)
+        else:
+            await tier.revoke(bot_id, credential)
+
     pb_grpc.add_AuthorServiceServicer_to_server(
         AuthorService(settings, store, gate, revoke), server
     )

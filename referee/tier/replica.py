@@ -299,10 +299,16 @@ class Tier:
         task.add_done_callback(self._background.discard)
         return task
 
-    def revoke(self, bot_id: str, credential: str) -> None:
+    async def revoke(self, bot_id: str, credential: str) -> None:
         """End the bot's session opened with that token, wherever in the tier it is."""
         self.hub.revoke(bot_id, credential)
-        peers = [replica.name for replica in self.live if replica.name != self.replica]
+        # The replicas live now, not at the last heartbeat: one that joined since may
+        # hold the session.
+        try:
+            live = await self.registry.replicas()
+        except (RedisError, OSError):
+            live = self.live
+        peers = [replica.name for replica in live if replica.name != self.replica]
         self.relay.revoke(bot_id, credential, peers)
 
     def match_ended(self, match_id: str) -> None:

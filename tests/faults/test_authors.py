@@ -1,0 +1,237 @@
+"""Authors on a tier of two referee replicas (one database, one relay on a Redis of the
+test's own): names taken by another author, each token where another kind is needed,
+a rotated token's session ended on the replica that holds it, invites and sign-up floods.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import grpc
+
+from cardarena_api.v1 import arena_pb2 as pb
+from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
+from referee.server import Referee, start
+from referee.settings import RefereeSettings
+from tests.support.aio import run
+from tests.support.services import RedisServer
+
+ADMIN = "authors-admin-token"
+GAMES = ["golden10"]
+S = grpc.StatusCode
+
+
+@asynccontextmanager
+async def tier(
+    tmp_path: Path, redis: RedisServer, signup: str, signups_per_minute: int = 3
+) -> AsyncIterator[list[Referee]]:
+    """Replicas a and b with an admin token, sign-up `signup`, 3 sign-ups a minute."""
+    started = []
+    try:
+        for name in ("a", "b"):
+            settings = RefereeSettings(
+                listen="127.0.0.1:0",
+                database_url=f"sqlite:///{tmp_path / 'arena.db'}",
+                metrics_port=None,
+                relay_url=redis.url,
+                replica=name,
+                shutdown_grace_s=1,
+                admin_token=ADMIN,
+                signup_mode=signup,
+                signups_per_minute=signups_per_minute,
+            )
+            started.append(await start(settings))
+        yield started
+    finally:
+        for referee in started:
+            await referee.stop()
+
+
+def auth(token: str) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {token}"),)
+
+
+async def code_of(call: object) -> grpc.StatusCode:
+    try:
+        await call  # type: ignore[misc]
+    except grpc.aio.AioRpcError as error:
+        return error.code()
+    return S.OK
+
+
+class Client:
+    """The stubs of one replica."""
+
+    def __init__(self, referee: Referee) -> None:
+        self.channel = grpc.aio.insecure_channel(f"127.0.0.1:{referee.port}")
+        self.authors = pb_grpc.AuthorServiceStub(self.channel)
+        self.bots = pb_grpc.BotServiceStub(self.channel)
+        self.matches = pb_grpc.RefereeServiceStub(self.channel)
+
+    async def register(self, name: str, token: str) -> pb.RegisterReply:
+        request = pb.RegisterRequest(name=name, version=str(time.monotonic_ns()), games=GAMES)
+        return await self.bots.Register(request, metadata=auth(token), timeout=10)
+
+    async def sign_up(self, name: str, invite: str = "") -> pb.CreateAuthorReply:
+        request = pb.CreateAuthorRequest(name=name, invite=invite)
+        return await self.authors.CreateAuthor(request, timeout=10)
+
+
+async def wait_listed(client: Client, bot_id: str, replica: str) -> None:
+    """Until the tier lists the bot's session as held by `replica`."""
+    deadline = time.monotonic() + 30
+    while True:
+        reply = await client.matches.ListSessions(
+            pb.ListSessionsRequest(), metadata=auth(ADMIN), timeout=10
+        )
+        if any(s.bot_id == bot_id and s.replica == replica for s in reply.sessions):
+            return
+        assert time.monotonic() < deadline, f"bot {bot_id} never listed at {replica}"
+        await asyncio.sleep(0.05)
+
+
+async def invite(client: Client, uses: int, expires_h: float = 0) -> str:
+    request = pb.CreateInviteRequest(uses=uses, expires_h=expires_h)
+    reply = await client.authors.CreateInvite(request, metadata=auth(ADMIN), timeout=10)
+    return str(reply.code)
+
+
+def test_names_tokens_and_a_rotation_across_the_tier(
+    tmp_path: Path, redis_server: RedisServer
+) -> None:
+    """Author 1 registers alice on replica a; author 2 is refused alice, ALICE and a
+    Cyrillic look-alike; each token is refused where another kind is needed; alice's
+    session on replica b ends within a second of its token being rotated on a, the old
+    token is refused from then on and the new one opens a session."""
+
+    async def test() -> None:
+        async with tier(tmp_path, redis_server, "invite") as (ref_a, ref_b):
+            a, b = Client(ref_a), Client(ref_b)
+            code = await invite(a, 2)
+            one = await a.sign_up("one", code)
+            two = await b.sign_up("two", code)
+            alice = await a.register("alice", one.token)
+            for spelling in ("alice", "ALICE", "\u0430lice"):
+                with_two = b.register(spelling, two.token)
+                assert await code_of(with_two) == S.PERMISSION_DENIED, spelling
+            try:
+                await b.register("ALICE", two.token)
+            except grpc.aio.AioRpcError as error:
+                assert "the same name as 'alice'" in (error.details() or "")
+                assert "belongs to the author 'one'" in (error.details() or "")
+
+            # Each token where another kind is needed.
+            assert await code_of(a.register("bob", alice.token)) == S.PERMISSION_DENIED
+            rotate = pb.RotateBotTokenRequest(bot="alice")
+            by_two = a.authors.RotateBotToken(rotate, metadata=auth(two.token), timeout=10)
+            assert await code_of(by_two) == S.PERMISSION_DENIED
+            by_bot = a.authors.RotateBotToken(rotate, metadata=auth(alice.token), timeout=10)
+            assert await code_of(by_bot) == S.PERMISSION_DENIED
+            listing = a.matches.ListSessions(
+                pb.ListSessionsRequest(), metadata=auth(one.token), timeout=10
+            )
+            assert await code_of(listing) == S.PERMISSION_DENIED
+            moving = a.authors.TransferBot(
+                pb.TransferBotRequest(name="alice", author="two"),
+                metadata=auth(one.token),
+                timeout=10,
+            )
+            assert await code_of(moving) == S.PERMISSION_DENIED
+            hello = pb.BotMessage(hello=pb.Hello(capacity=1))
+            as_author = b.bots.Session(iter([hello]), metadata=auth(one.token), timeout=10)
+            assert await code_of(as_author.read()) == S.UNAUTHENTICATED
+
+            # alice holds a session on b (her stream stays open: a stream the bot closes
+            # ends its session); her author rotates her token on a.
+            held = asyncio.Event()
+
+            async def holding() -> AsyncIterator[pb.BotMessage]:
+                yield hello
+                await held.wait()
+
+            session = b.bots.Session(holding(), metadata=auth(alice.token), timeout=30)
+            first = await session.read()
+            assert isinstance(first, pb.RefereeMessage) and first.HasField("welcome")
+            await wait_listed(a, first.welcome.bot_id, "b")
+            rotated = await a.authors.RotateBotToken(rotate, metadata=auth(one.token), timeout=10)
+            asked = time.monotonic()
+            messages = []
+            ended = S.OK
+            try:
+                while (message := await asyncio.wait_for(session.read(), 5)) is not None:
+                    if message is grpc.aio.EOF:
+                        break
+                    messages.append(message)
+            except grpc.aio.AioRpcError as error:
+                ended = error.code()
+            took = time.monotonic() - asked
+            held.set()
+            assert took < 1.0, f"the old session lasted {took:.2f} s after the rotation"
+            assert ended == S.OK
+            assert any("token was rotated" in m.error.message for m in messages), messages
+            old = b.bots.Session(iter([hello]), metadata=auth(alice.token), timeout=10)
+            assert await code_of(old.read()) == S.UNAUTHENTICATED
+            new = b.bots.Session(iter([hello]), metadata=auth(rotated.token), timeout=10)
+            welcome = await new.read()
+            assert isinstance(welcome, pb.RefereeMessage) and welcome.HasField("welcome")
+            new.cancel()
+            for client in (a, b):
+                await client.channel.close()
+
+    run(test, 120)
+
+
+def test_invites_are_used_up_expire_and_sign_up_floods_are_bounded(
+    tmp_path: Path, redis_server: RedisServer
+) -> None:
+    """A code for one use signs up one author; a second use, a wrong code and no code
+    are refused, each saying why. With open sign-up a flood from one address is
+    RESOURCE_EXHAUSTED after 3 a minute, while the admin is never bounded."""
+
+    async def test() -> None:
+        async with tier(tmp_path, redis_server, "invite", 0) as (ref_a, _):
+            a = Client(ref_a)
+            code = await invite(a, 1)
+            await a.sign_up("first", code)
+            # A code that expires in a second: good at once, refused as expired after.
+            brief = await invite(a, 100, expires_h=1 / 3600)
+            await a.sign_up("quick", brief)
+            deadline = time.monotonic() + 10
+            for n in range(100):
+                try:
+                    await a.sign_up(f"slow-{n}", brief)
+                except grpc.aio.AioRpcError as error:
+                    assert error.code() == S.PERMISSION_DENIED
+                    assert "expired" in (error.details() or ""), error.details()
+                    break
+                assert time.monotonic() < deadline, "the invite never expired"
+                await asyncio.sleep(0.1)
+            for given, said in (
+                (code, "used as often as it may"),
+                ("invite_wrong", "not one of this arena's"),
+                ("", "by invitation"),
+            ):
+                try:
+                    await a.sign_up(f"late{len(given)}", given)
+                except grpc.aio.AioRpcError as error:
+                    assert error.code() == S.PERMISSION_DENIED
+                    assert said in (error.details() or ""), error.details()
+                else:
+                    raise AssertionError(f"signed up with {given!r}")
+            await a.channel.close()
+        (tmp_path / "open").mkdir()
+        async with tier(tmp_path / "open", redis_server, "open") as (ref_a, _):
+            a = Client(ref_a)
+            codes = [await code_of(a.sign_up(f"flood-{n}")) for n in range(5)]
+            assert codes == [S.OK] * 3 + [S.RESOURCE_EXHAUSTED] * 2
+            by_admin = a.authors.CreateAuthor(
+                pb.CreateAuthorRequest(name="by-admin"), metadata=auth(ADMIN), timeout=10
+            )
+            assert await code_of(by_admin) == S.OK
+            await a.channel.close()
+
+    run(test, 120)
