@@ -296,6 +296,18 @@ def serve_metrics(host: str, port: int, metrics: RefereeMetrics) -> None:
         ) from None
 
 
+def log_tasks() -> None:
+    """Log every asyncio task and the line it waits at (on SIGUSR1): what a referee that
+    does not stop, or does not answer, is waiting for."""
+    for task in asyncio.all_tasks():
+        # Not Task.print_stack: it fails on a frame without a line number (grpc's own).
+        where = [
+            f'  File "{frame.f_code.co_filename}", line {frame.f_lineno}, in {frame.f_code.co_name}'
+            for frame in task.get_stack()
+        ]
+        log.warning("task %s waits at:\n%s", task.get_name(), "\n".join(where) or "  (no frame)")
+
+
 async def serve(
     settings: RefereeSettings, signals: tuple[signal.Signals, ...] = (signal.SIGTERM, signal.SIGINT)
 ) -> int:
@@ -322,6 +334,8 @@ async def serve(
     for signum in signals:
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(signum, stop.set)
+    with contextlib.suppress(NotImplementedError, AttributeError):  # no SIGUSR1 on Windows
+        loop.add_signal_handler(signal.SIGUSR1, log_tasks)
     await stop.wait()
     log.info("stopping: no new matches; running ones get %.0f s", settings.shutdown_grace_s)
     outcome = await referee.stop()

@@ -17,6 +17,7 @@ exactly once, whatever the fault.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -109,7 +110,19 @@ def test_a_round_robin_spans_both_processes_and_counts_each_match_once(
     )
     assert "referee process 1 exited with -9; restarting it" in log.read_text()
     tier.supervisor.terminate()
-    assert wait_exit(tier.supervisor, 60) == 0, log.read_text()
+    try:
+        status = wait_exit(tier.supervisor, 60)
+    except AssertionError:
+        # A process that does not stop: have each log where its tasks wait (SIGUSR1).
+        for pid in re.findall(r"referee process \d started \(pid (\d+)\)", log.read_text()):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(pid), signal.SIGUSR1)
+        with contextlib.suppress(AssertionError):
+            wait_until(lambda: " waits at:" in log.read_text(), 10, "the tasks' stacks")
+        raise AssertionError(
+            f"the tier did not stop in 60 s:\n{log.read_text()[-20000:]}"
+        ) from None
+    assert status == 0, log.read_text()
     text = log.read_text()
     idle = re.findall(r"stopped: \d+ match(?:es)? played since the start; none was running", text)
     assert len(idle) == 2 and "stopped (0)" in text, text

@@ -8,12 +8,14 @@ default deadline, a 300 ms time bank, 3 strikes and a 2 s grace period.
 
 from __future__ import annotations
 
+import signal
 import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
 
+from tests.support.processes import wait_until
 from tests.support.referee import (
     GRACE_S,
     MAX_STRIKES,
@@ -344,6 +346,14 @@ def test_answers_to_requests_of_others_are_refused(
         (legal_texts(act), sent[act["request_id"]]) for act in victim_acts if len(act["legal"]) > 1
     ]
     assert choices and all(text == legal[-1] != legal[0] for legal, text in choices)
+
+
+def test_sigusr1_logs_where_each_task_waits(referee: RefereeProc) -> None:
+    """`kill -USR1`: every asyncio task's stack in the log, and the referee serves on."""
+    referee.proc.send_signal(signal.SIGUSR1)
+    wait_until(lambda: " waits at:" in referee.log.read_text(), 30, "the tasks' stacks")
+    text = referee.log.read_text()
+    assert 'File "' in text.split(" waits at:", 1)[1], text[-3000:]
 
 
 def test_referee_still_serves_after_the_faults(referee: RefereeProc) -> None:
