@@ -196,15 +196,30 @@ def rotate_bot_token(store: Store, bot_id: str, author_id: str | None) -> Rotate
 def transfer_name(store: Store, name: str, author_id: str) -> Author:
     """Give the bot name `name` (every version, every look-alike) to another author."""
     new_owner = find_author(store, author_id)
+    key = name_key(name)
     with store.session() as session:
-        changed = rows_changed(
-            session,
-            update(BotNameRow)
-            .where(BotNameRow.name_key == name_key(name))
-            .values(author_id=new_owner.id),
+        old_owner = session.scalar(select(BotNameRow.author_id).where(BotNameRow.name_key == key))
+        moved = old_owner is not None and (
+            rows_changed(
+                session,
+                update(BotNameRow)
+                .where(BotNameRow.name_key == key, BotNameRow.author_id == old_owner)
+                .values(author_id=new_owner.id),
+            )
+            == 1
         )
-    if changed != 1:
+        if moved and old_owner != new_owner.id:
+            # The names each owns, as their quota counts them.
+            for owner, step in ((old_owner, -1), (new_owner.id, 1)):
+                session.execute(
+                    update(AuthorRow)
+                    .where(AuthorRow.id == owner)
+                    .values(names=AuthorRow.names + step)
+                )
+    if old_owner is None:
         raise NotFound(f"no bot is named {name!r}")
+    if not moved:
+        raise Conflict(f"the bot name {name!r} was moved at the same time; try again")
     return new_owner
 
 

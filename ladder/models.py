@@ -75,6 +75,8 @@ class AuthorRow(Base):
     """`ladder.names.name_key` of the name: authors are unique by it."""
     token_hash: Mapped[str | None] = mapped_column(String(64), unique=True, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    names: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """How many bot names the author owns (its quota counts them)."""
 
 
 class BotNameRow(Base):
@@ -88,6 +90,10 @@ class BotNameRow(Base):
     """The spelling it was first registered with."""
     author_id: Mapped[str] = mapped_column(ForeignKey("authors.id"), index=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    versions_today: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """Versions registered since the quota's day began (`day_until` minus one day)."""
+    day_until: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    """When the versions-per-day quota's day ends (the database's clock)."""
 
 
 class InviteRow(Base):

@@ -24,6 +24,7 @@ from alembic.config import Config
 from sqlalchemy import (
     ColumnElement,
     String,
+    case,
     create_engine,
     event,
     func,
@@ -62,6 +63,8 @@ __all__ = [
     "MatchRequest",
     "NotFound",
     "NotOwner",
+    "QuotaExceeded",
+    "Quotas",
     "Replay",
     "Store",
     "migrate",
@@ -90,6 +93,34 @@ class NotOwner(PermissionError):
         self.existing = existing
         self.owner = owner
 
+
+class QuotaExceeded(RuntimeError):
+    """An author's quota is used up: which, its limit, and when it resets (None: when a
+    name is given away)."""
+
+    def __init__(self, quota: str, limit: int, resets_at: datetime | None) -> None:
+        when = (
+            f"it resets at {resets_at.astimezone(UTC):%Y-%m-%dT%H:%M:%SZ}"
+            if resets_at is not None
+            else "it frees up when a name is transferred to another author"
+        )
+        super().__init__(f"the quota {quota!r} ({limit}) is used up; {when}")
+        self.quota = quota
+        self.limit = limit
+        self.resets_at = resets_at
+
+
+@dataclass(frozen=True)
+class Quotas:
+    """What one author may register (0: no bound)."""
+
+    names: int = 10
+    """Bot names an author owns."""
+    versions_per_day: int = 20
+    """Versions of one name registered in a day (the day begins with its first)."""
+
+
+DAY_S = 24 * 3600.0
 
 BOT_TOKEN_PREFIX = "arena_"
 AUTHOR_TOKEN_PREFIX = "author_"
@@ -184,13 +215,19 @@ class Store:
     # Bots
 
     def register_bot(
-        self, name: str, version: str, games: Sequence[str], author_id: str | None = None
+        self,
+        name: str,
+        version: str,
+        games: Sequence[str],
+        author_id: str | None = None,
+        quotas: Quotas | None = None,
     ) -> tuple[Bot, str]:
         """Register a bot version; returns it and its token (shown only now).
 
         A new name becomes `author_id`'s (None: the operator's); a version of a
         name that is another author's raises NotOwner. None registers a version of
-        any name: the operator's call.
+        any name: the operator's call. An author over one of `quotas` gets
+        QuotaExceeded (the operator has none).
         """
         token = new_token(BOT_TOKEN_PREFIX)
         row = BotRow(
@@ -208,6 +245,7 @@ class Store:
                 if owned is None:
                     # Two authors claiming one new name at once: the key is the primary
                     # key, so one insert fails (IntegrityError, below) and that call is refused.
+                    self._count_name(session, author_id or OPERATOR_AUTHOR, quotas)
                     session.add(
                         BotNameRow(
                             name_key=key,
@@ -220,12 +258,46 @@ class Store:
                 elif author_id is not None and owned.author_id != author_id:
                     owner = session.get(AuthorRow, owned.author_id)
                     raise NotOwner(name, owned.name, owner.name if owner else owned.author_id)
+                if author_id is not None and quotas is not None and quotas.versions_per_day:
+                    self._count_version(session, key, quotas.versions_per_day)
                 session.add(row)
         except IntegrityError:
             raise Conflict(
                 f"bot {name}@{version} is already registered, or its name was just taken"
             ) from None
         return _bot(row), token
+
+    @staticmethod
+    def _count_name(session: Session, author_id: str, quotas: Quotas | None) -> None:
+        """One more name for the author, within its quota (the operator's has none)."""
+        fence = [AuthorRow.id == author_id]
+        bounded = author_id != OPERATOR_AUTHOR and quotas is not None and quotas.names > 0
+        if bounded and quotas is not None:
+            fence.append(AuthorRow.names < quotas.names)
+        counted = rows_changed(
+            session, update(AuthorRow).where(*fence).values(names=AuthorRow.names + 1)
+        )
+        if counted != 1 and quotas is not None:
+            raise QuotaExceeded("bot names per author", quotas.names, None)
+
+    def _count_version(self, session: Session, key: str, per_day: int) -> None:
+        """One more version of the name today, within `per_day`; a day begins with the
+        first version after the last day ended, by the database's clock."""
+        now = self._database_now()
+        over = or_(BotNameRow.day_until.is_(None), BotNameRow.day_until <= now)
+        counted = rows_changed(
+            session,
+            update(BotNameRow)
+            .where(BotNameRow.name_key == key, or_(over, BotNameRow.versions_today < per_day))
+            .values(
+                versions_today=case((over, 1), else_=BotNameRow.versions_today + 1),
+                day_until=case((over, self._database_now(DAY_S)), else_=BotNameRow.day_until),
+            )
+            .execution_options(synchronize_session=False),
+        )
+        if counted != 1:
+            resets = session.scalar(select(BotNameRow.day_until).where(BotNameRow.name_key == key))
+            raise QuotaExceeded("versions per bot name per day", per_day, resets)
 
     def bot_by_token(self, token: str) -> Bot | None:
         """The bot whose token this is, or None."""

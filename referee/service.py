@@ -13,7 +13,17 @@ import grpc
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
 from ladder.records import MatchStatus
-from ladder.store import Conflict, Match, MatchRequest, NotFound, NotOwner, Store, hash_token
+from ladder.store import (
+    Conflict,
+    Match,
+    MatchRequest,
+    NotFound,
+    NotOwner,
+    QuotaExceeded,
+    Quotas,
+    Store,
+    hash_token,
+)
 from referee import wire_actions, wire_results
 from referee.channels import Answer, RelayUnavailable
 from referee.gate import Gatekeeper, TokenKind, brief, peer_host
@@ -71,6 +81,7 @@ class BotService(pb_grpc.BotServiceServicer):
         )
         if problem:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(problem))
+        quotas = Quotas(self._settings.names_per_author, self._settings.versions_per_name_per_day)
         try:
             bot, token = await asyncio.to_thread(
                 self._store.register_bot,
@@ -78,9 +89,12 @@ class BotService(pb_grpc.BotServiceServicer):
                 request.version,
                 list(request.games),
                 caller.author_id,
+                quotas,
             )
         except NotOwner as error:
             await context.abort(grpc.StatusCode.PERMISSION_DENIED, brief(str(error)))
+        except QuotaExceeded as error:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, brief(str(error)))
         except Conflict as error:
             await context.abort(grpc.StatusCode.ALREADY_EXISTS, brief(str(error)))
         return pb.RegisterReply(bot_id=bot.id, token=token)

@@ -92,6 +92,23 @@ class RefereeSettings:
         parse=signup,
         metavar="open|invite|admin",
     )
+    names_per_author: int = setting(
+        10,
+        env="NAMES_PER_AUTHOR",
+        flag="--names-per-author",
+        help="bot names one author may own; beyond it Register fails RESOURCE_EXHAUSTED; "
+        "0 for no bound",
+        parse=int,
+    )
+    versions_per_name_per_day: int = setting(
+        20,
+        env="VERSIONS_PER_NAME_PER_DAY",
+        flag="--versions-per-name-per-day",
+        help="versions of one bot name an author may register in a day (the day begins with "
+        "the first); beyond it Register fails RESOURCE_EXHAUSTED with the reset time; 0 for "
+        "no bound",
+        parse=int,
+    )
     signups_per_minute: int = setting(
         5,
         env="SIGNUPS_PER_MINUTE",
@@ -298,6 +315,8 @@ class RefereeSettings:
                 self.flood_limit,
                 self.registrations_per_minute,
                 self.signups_per_minute,
+                self.names_per_author,
+                self.versions_per_name_per_day,
                 self.reads_per_minute,
             )
             < 0

@@ -6,6 +6,7 @@ a rotated token's session ended on the replica that holds it, invites and sign-u
 from __future__ import annotations
 
 import asyncio
+import subprocess
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -18,6 +19,7 @@ from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
 from referee.server import Referee, start
 from referee.settings import RefereeSettings
 from tests.support.aio import run
+from tests.support.processes import ARENA
 from tests.support.services import RedisServer
 
 ADMIN = "authors-admin-token"
@@ -27,9 +29,14 @@ S = grpc.StatusCode
 
 @asynccontextmanager
 async def tier(
-    tmp_path: Path, redis: RedisServer, signup: str, signups_per_minute: int = 3
+    tmp_path: Path,
+    redis: RedisServer,
+    signup: str,
+    signups_per_minute: int = 3,
+    **bounds: int,
 ) -> AsyncIterator[list[Referee]]:
-    """Replicas a and b with an admin token, sign-up `signup`, 3 sign-ups a minute."""
+    """Replicas a and b with an admin token, sign-up `signup`, 3 sign-ups a minute, and
+    `bounds` (other settings)."""
     started = []
     try:
         for name in ("a", "b"):
@@ -43,6 +50,7 @@ async def tier(
                 admin_token=ADMIN,
                 signup_mode=signup,
                 signups_per_minute=signups_per_minute,
+                **bounds,  # type: ignore[arg-type]
             )
             started.append(await start(settings))
         yield started
@@ -233,5 +241,48 @@ def test_invites_are_used_up_expire_and_sign_up_floods_are_bounded(
             )
             assert await code_of(by_admin) == S.OK
             await a.channel.close()
+
+    run(test, 120)
+
+
+def test_quotas_count_per_author_on_every_replica_and_say_when_they_reset(
+    tmp_path: Path, redis_server: RedisServer
+) -> None:
+    """2 versions of a name a day, 2 names per author: the third, asked of the other
+    replica (another connection), is RESOURCE_EXHAUSTED naming the quota and its reset,
+    and `arena bot register` prints that line."""
+
+    async def test() -> None:
+        bounds = {"versions_per_name_per_day": 2, "names_per_author": 2}
+        async with tier(tmp_path, redis_server, "open", **bounds) as (ref_a, ref_b):
+            a, b = Client(ref_a), Client(ref_b)
+            author = await a.sign_up("busy")
+            await a.register("quick", author.token)
+            await b.register("quick", author.token)
+            try:
+                await a.register("quick", author.token)
+            except grpc.aio.AioRpcError as error:
+                assert error.code() == S.RESOURCE_EXHAUSTED
+                assert "'versions per bot name per day' (2) is used up; it resets at 20" in (
+                    error.details() or ""
+                )
+            else:
+                raise AssertionError("a third version in a day")
+            printed = await asyncio.to_thread(
+                subprocess.run,
+                [*ARENA, "bot", "register", "quick", "--version", "3", "--referee",
+                 f"127.0.0.1:{ref_b.port}", "--author-token", author.token],
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )  # fmt: skip
+            assert printed.returncode == 1 and printed.stderr.count("\n") == 1, printed.stderr
+            assert "RESOURCE_EXHAUSTED: the quota 'versions per bot name per day'" in (
+                printed.stderr
+            )
+            await b.register("other", author.token)
+            assert await code_of(a.register("third", author.token)) == S.RESOURCE_EXHAUSTED
+            for client in (a, b):
+                await client.channel.close()
 
     run(test, 120)

@@ -8,13 +8,22 @@ from pathlib import Path
 import pytest
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, text, update
 
 from ladder import authors
-from ladder.models import OPERATOR_AUTHOR
+from ladder.models import OPERATOR_AUTHOR, BotNameRow
 from ladder.names import name_key
 from ladder.settings import database_url
-from ladder.store import MIGRATIONS, Conflict, NotFound, NotOwner, Store, migrate
+from ladder.store import (
+    MIGRATIONS,
+    Conflict,
+    NotFound,
+    NotOwner,
+    QuotaExceeded,
+    Quotas,
+    Store,
+    migrate,
+)
 
 NOW = datetime(2026, 12, 3, 12, 0, tzinfo=UTC)
 
@@ -152,3 +161,39 @@ def test_names_of_a_database_from_before_authors_become_the_operators(tmp_path: 
             store.register_bot("ALICE", "2", ["goof"], newcomer.id)
     finally:
         store.close()
+
+
+def test_quotas_count_names_per_author_and_versions_per_day(store: Store) -> None:
+    one, _ = authors.create_author(store, "one")
+    two, _ = authors.create_author(store, "two")
+    quotas = Quotas(names=2, versions_per_day=2)
+    store.register_bot("a", "1", ["goof"], one.id, quotas)
+    store.register_bot("b", "1", ["goof"], one.id, quotas)
+    with pytest.raises(QuotaExceeded, match="'bot names per author' \\(2\\) is used up; it frees"):
+        store.register_bot("c", "1", ["goof"], one.id, quotas)
+    # A name given away frees one; the new owner's count grows.
+    authors.transfer_name(store, "b", "two")
+    store.register_bot("c", "1", ["goof"], one.id, quotas)
+    store.register_bot("d", "1", ["goof"], two.id, Quotas(names=2))
+    with pytest.raises(QuotaExceeded):
+        store.register_bot("e", "1", ["goof"], two.id, Quotas(names=2))
+    # Versions a day: the first registration of "a" began its day.
+    store.register_bot("a", "2", ["goof"], one.id, quotas)
+    with pytest.raises(QuotaExceeded) as refused:
+        store.register_bot("a", "3", ["goof"], one.id, quotas)
+    assert refused.value.quota == "versions per bot name per day"
+    resets = refused.value.resets_at
+    assert resets is not None and "it resets at 20" in str(refused.value)
+    assert timedelta(hours=23) < resets - datetime.now(UTC) <= timedelta(hours=24)
+    # The operator has no quota; and when the day has ended the count starts again.
+    store.register_bot("a", "3", ["goof"], None, quotas)
+    with store.session() as session:
+        session.execute(
+            update(BotNameRow)
+            .where(BotNameRow.name_key == name_key("a"))
+            .values(day_until=datetime.now(UTC) - timedelta(seconds=1))
+        )
+    store.register_bot("a", "4", ["goof"], one.id, quotas)
+    store.register_bot("a", "5", ["goof"], one.id, quotas)
+    with pytest.raises(QuotaExceeded):
+        store.register_bot("a", "6", ["goof"], one.id, quotas)

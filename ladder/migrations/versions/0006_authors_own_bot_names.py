@@ -36,6 +36,7 @@ def upgrade() -> None:
         sa.Column("name_key", sa.Text(), nullable=False, unique=True),
         sa.Column("token_hash", sa.String(64), nullable=True, unique=True),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("names", sa.Integer(), nullable=False, server_default="0"),
     )
     names = op.create_table(
         "bot_names",
@@ -43,6 +44,8 @@ def upgrade() -> None:
         sa.Column("name", sa.String(64), nullable=False),
         sa.Column("author_id", sa.String(32), sa.ForeignKey("authors.id"), nullable=False),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("versions_today", sa.Integer(), nullable=False, server_default="0"),
+        sa.Column("day_until", sa.DateTime(timezone=True), nullable=True),
     )
     op.create_index("ix_bot_names_author_id", "bot_names", ["author_id"])
     op.create_table(
@@ -62,6 +65,7 @@ def upgrade() -> None:
                 "name_key": name_key("operator"),
                 "token_hash": None,
                 "created_at": now,
+                "names": 0,
             }
         ],
     )
