@@ -295,6 +295,9 @@ def referee_command(address: str, db: str, *extra: str) -> list[str]:
         str(MAX_STRIKES),
         "--shutdown-grace-s",
         "1",
+        # One test author registers every bot of a module's referee: more than 10 names.
+        "--names-per-author",
+        "0",
         *extra,
     ]
 
