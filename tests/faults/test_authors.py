@@ -9,16 +9,15 @@ import asyncio
 import subprocess
 import time
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 import grpc
 
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
-from referee.server import Referee, start
-from referee.settings import RefereeSettings
-from tests.support.aio import run
+from referee.server import Referee
+from tests.support.aio import replicas, run
 from tests.support.processes import ARENA
 from tests.support.services import RedisServer
 
@@ -27,36 +26,25 @@ GAMES = ["golden10"]
 S = grpc.StatusCode
 
 
-@asynccontextmanager
-async def tier(
+def tier(
     tmp_path: Path,
     redis: RedisServer,
     signup: str,
     signups_per_minute: int = 3,
     **bounds: int,
-) -> AsyncIterator[list[Referee]]:
+) -> AbstractAsyncContextManager[list[Referee]]:
     """Replicas a and b with an admin token, sign-up `signup`, 3 sign-ups a minute, and
     `bounds` (other settings)."""
-    started = []
-    try:
-        for name in ("a", "b"):
-            settings = RefereeSettings(
-                listen="127.0.0.1:0",
-                database_url=f"sqlite:///{tmp_path / 'arena.db'}",
-                metrics_port=None,
-                relay_url=redis.url,
-                replica=name,
-                shutdown_grace_s=1,
-                admin_token=ADMIN,
-                signup_mode=signup,
-                signups_per_minute=signups_per_minute,
-                **bounds,  # type: ignore[arg-type]
-            )
-            started.append(await start(settings))
-        yield started
-    finally:
-        for referee in started:
-            await referee.stop()
+    return replicas(
+        tmp_path,
+        redis,
+        "a",
+        "b",
+        admin_token=ADMIN,
+        signup_mode=signup,
+        signups_per_minute=signups_per_minute,
+        **bounds,
+    )
 
 
 def auth(token: str) -> tuple[tuple[str, str], ...]:

@@ -7,8 +7,6 @@ import asyncio
 import os
 import signal
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import grpc
@@ -16,34 +14,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
-from referee.server import LIVENESS, SERVICE_NAMES, Referee, start
-from referee.settings import RefereeSettings
-from tests.support.aio import run
+from referee.server import LIVENESS, SERVICE_NAMES, Referee
+from tests.support.aio import replicas, run
 from tests.support.services import RedisServer
-
-
-@asynccontextmanager
-async def replicas(
-    tmp_path: Path, redis: RedisServer, *names: str, opens_per_minute: int = 30
-) -> AsyncIterator[list[Referee]]:
-    """Started replicas named `names` on one database and one relay, stopped afterwards."""
-    started = []
-    try:
-        for name in names:
-            settings = RefereeSettings(
-                listen="127.0.0.1:0",
-                database_url=f"sqlite:///{tmp_path / 'arena.db'}",
-                metrics_port=None,
-                relay_url=redis.url,
-                replica=name,
-                shutdown_grace_s=1,
-                session_opens_per_minute=opens_per_minute,
-            )
-            started.append(await start(settings))
-        yield started
-    finally:
-        for referee in started:
-            await referee.stop()
 
 
 def address(referee: Referee) -> str:
@@ -73,7 +46,7 @@ def test_a_bots_session_opens_are_counted_across_the_tier(
     """2 opens a minute: one on each replica, then none on either."""
 
     async def test() -> None:
-        async with replicas(tmp_path, redis_server, "a", "b", opens_per_minute=2) as (a, b):
+        async with replicas(tmp_path, redis_server, "a", "b", session_opens_per_minute=2) as (a, b):
             async with grpc.aio.insecure_channel(address(a)) as channel:
                 reply = await pb_grpc.BotServiceStub(channel).Register(
                     pb.RegisterRequest(name="opener", version="1", games=["golden10"])

@@ -1,5 +1,5 @@
-"""Asyncio helpers for the in-process tests: a bounded run, a wait on a condition, and
-replicas of the tier (`Tier`) on one Redis."""
+"""Asyncio helpers for the in-process tests: a bounded run, a wait on a condition,
+replicas of the tier (`Tier`) on one Redis, and whole referee servers on one relay."""
 
 from __future__ import annotations
 
@@ -7,10 +7,13 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 from referee.metrics import RefereeMetrics
+from referee.server import Referee, start
 from referee.sessions import SessionHub
+from referee.settings import RefereeSettings
 from referee.tier.registry import DEFAULT_BOUNDS, Bounds
 from referee.tier.replica import Tier
 from tests.support.services import RedisServer
@@ -48,3 +51,31 @@ async def tiers(
         for tier in joined:
             tier.hub.close_all()
             await tier.close()
+
+
+@asynccontextmanager
+async def replicas(
+    workdir: Path, redis: RedisServer, *names: str, **settings: Any
+) -> AsyncIterator[list[Referee]]:
+    """Referee servers (`referee.server.start`) named `names`, on one database in `workdir`
+    and one relay on `redis`, with `settings` besides; stopped afterwards."""
+    started = []
+    try:
+        for name in names:
+            started.append(
+                await start(
+                    RefereeSettings(
+                        listen="127.0.0.1:0",
+                        database_url=f"sqlite:///{workdir / 'arena.db'}",
+                        metrics_port=None,
+                        relay_url=redis.url,
+                        replica=name,
+                        shutdown_grace_s=1,
+                        **settings,
+                    )
+                )
+            )
+        yield started
+    finally:
+        for referee in started:
+            await referee.stop()
