@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-from collections.abc import Callable
 from typing import Any
 
 from arena_cli.env import add_admin_token, add_author_token, add_referee
@@ -68,18 +67,16 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     make.set_defaults(run=run_invite)
 
 
-def call(address: str, token: str | None, ask: Callable[[Any, Any], Any]) -> Any:
-    """Run one AuthorService call with `token` as its bearer; the reply.
-
-    `ask(stub, metadata)` makes the call on a grpc.aio stub (typed by the generated
-    stubs as the blocking one, hence Any).
-    """
+def call(address: str, token: str | None, method: str, request: Any) -> Any:
+    """Run the AuthorService call `method` with `token` as its bearer; the reply."""
     from bots.sdk import channel, metadata  # grpc: loaded only to talk to the referee
     from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
 
     async def run() -> Any:
         async with channel(address) as chan:
-            return await ask(pb_grpc.AuthorServiceStub(chan), metadata(token) if token else None)
+            stub = pb_grpc.AuthorServiceStub(chan)
+            ask = getattr(stub, method)
+            return await ask(request, metadata=metadata(token) if token else None, timeout=10)
 
     return asyncio.run(run())
 
@@ -89,11 +86,7 @@ def run_create(args: argparse.Namespace) -> int:
     from cardarena_api.v1 import arena_pb2 as pb
 
     request = pb.CreateAuthorRequest(name=args.name, invite=args.invite or "")
-    reply = call(
-        args.referee,
-        args.admin_token,
-        lambda stub, meta: stub.CreateAuthor(request, metadata=meta, timeout=10),
-    )
+    reply = call(args.referee, args.admin_token, "CreateAuthor", request)
     print(json.dumps({"author_id": reply.author_id, "name": reply.name, "token": reply.token}))
     return 0
 
@@ -105,11 +98,7 @@ def run_rotate(args: argparse.Namespace) -> int:
     if not args.author_token:
         raise ValueError("give your author token: --author-token T or ARENA_AUTHOR_TOKEN")
     reply = call(
-        args.referee,
-        args.author_token,
-        lambda stub, meta: stub.RotateAuthorToken(
-            pb.RotateAuthorTokenRequest(), metadata=meta, timeout=10
-        ),
+        args.referee, args.author_token, "RotateAuthorToken", pb.RotateAuthorTokenRequest()
     )
     print(json.dumps({"author_id": reply.author_id, "token": reply.token}))
     return 0
@@ -124,11 +113,7 @@ def run_invite(args: argparse.Namespace) -> int:
     if args.expires_h < 0:
         raise ValueError("--expires-h must be 0 (never) or more")
     request = pb.CreateInviteRequest(uses=args.uses, expires_h=args.expires_h)
-    reply = call(
-        args.referee,
-        args.admin_token,
-        lambda stub, meta: stub.CreateInvite(request, metadata=meta, timeout=10),
-    )
+    reply = call(args.referee, args.admin_token, "CreateInvite", request)
     print(
         json.dumps({"code": reply.code, "uses": reply.uses, "expires_at": reply.expires_at or None})
     )

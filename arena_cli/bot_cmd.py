@@ -134,11 +134,7 @@ def run_rotate(args: argparse.Namespace) -> int:
     from cardarena_api.v1 import arena_pb2 as pb
 
     request = pb.RotateBotTokenRequest(bot=args.bot)
-    reply = call(
-        args.referee,
-        args.author_token or args.admin_token,
-        lambda stub, meta: stub.RotateBotToken(request, metadata=meta, timeout=10),
-    )
+    reply = call(args.referee, args.author_token or args.admin_token, "RotateBotToken", request)
     print(json.dumps({"bot_id": reply.bot_id, "token": reply.token}))
     return 0
 
@@ -149,11 +145,7 @@ def run_transfer(args: argparse.Namespace) -> int:
     from cardarena_api.v1 import arena_pb2 as pb
 
     request = pb.TransferBotRequest(name=args.name, author=args.author)
-    reply = call(
-        args.referee,
-        args.admin_token,
-        lambda stub, meta: stub.TransferBot(request, metadata=meta, timeout=10),
-    )
+    reply = call(args.referee, args.admin_token, "TransferBot", request)
     print(json.dumps({"name": reply.name, "author_id": reply.author_id, "author": reply.author}))
     return 0
 

@@ -18,7 +18,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ladder.models import OPERATOR_AUTHOR, AuthorRow, BotNameRow, BotRow, InviteRow
-from ladder.names import name_key
+from ladder.names import is_name, name_key
 from ladder.records import Bot
 from ladder.store import (
     AUTHOR_TOKEN_PREFIX,
@@ -42,9 +42,6 @@ class Author:
     id: str
     name: str
 
-    def to_json(self) -> dict[str, str]:
-        return {"author_id": self.id, "name": self.name}
-
 
 class InviteProblem(StrEnum):
     """Why an invite code was refused."""
@@ -64,7 +61,7 @@ class InviteRefused(PermissionError):
 
 def author_problem(name: str) -> str | None:
     """Why an author name is refused, or None (the rules of a bot name)."""
-    if not name or len(name) > 64 or not name.replace("-", "").replace("_", "").isalnum():
+    if not is_name(name, "-_"):
         return "an author name is 1..64 letters, digits, '-' or '_'"
     return None
 
@@ -186,9 +183,13 @@ def rotate_bot_token(store: Store, bot_id: str, author_id: str | None) -> Rotate
             .execution_options(synchronize_session=False),
         )
         bot = Bot(row.id, row.name, row.version, tuple(row.games))
+        if changed != 1 and author_id is not None:
+            owner = session.scalar(
+                select(BotNameRow.author_id).where(BotNameRow.name_key == name_key(row.name))
+            )
+            if owner != author_id:
+                raise PermissionError(f"bot {bot.name} belongs to another author")
     if changed != 1:
-        if author_id is not None and owner_of(store, bot.name) != find_author(store, author_id):
-            raise PermissionError(f"bot {bot.name} belongs to another author")
         raise Conflict(f"the token of bot {bot_id} was rotated at the same time; try again")
     return Rotated(bot, token, old_hash)
 

@@ -40,6 +40,14 @@ def _prototypes() -> dict[str, str]:
     return table
 
 
+def is_name(text: str, punctuation: str) -> bool:
+    """1..64 letters and digits, and the characters of `punctuation`."""
+    bare = text
+    for mark in punctuation:
+        bare = bare.replace(mark, "")
+    return 0 < len(text) <= 64 and bare.isalnum()
+
+
 def skeleton(text: str) -> str:
     """TR39's skeleton: NFD, each character's prototype, NFD again."""
     prototypes = _prototypes()

@@ -112,11 +112,11 @@ class QuotaExceeded(RuntimeError):
 
 @dataclass(frozen=True)
 class Quotas:
-    """What one author may register (0: no bound)."""
+    """What one author may register (0: no bound; the defaults are the referee's settings)."""
 
-    names: int = 10
+    names: int = 0
     """Bot names an author owns."""
-    versions_per_day: int = 20
+    versions_per_day: int = 0
     """Versions of one name registered in a day (the day begins with its first)."""
 
 
@@ -239,26 +239,25 @@ class Store:
             created_at=utcnow(),
         )
         key = name_key(name)
+        quotas = quotas or Quotas()
         try:
             with self.session() as session:
                 owned = session.get(BotNameRow, key)
                 if owned is None:
                     # Two authors claiming one new name at once: the key is the primary
                     # key, so one insert fails (IntegrityError, below) and that call is refused.
-                    self._count_name(session, author_id or OPERATOR_AUTHOR, quotas)
+                    claimant = author_id or OPERATOR_AUTHOR
+                    self._count_name(session, claimant, quotas.names if author_id else 0)
                     session.add(
                         BotNameRow(
-                            name_key=key,
-                            name=name,
-                            author_id=author_id or OPERATOR_AUTHOR,
-                            created_at=row.created_at,
+                            name_key=key, name=name, author_id=claimant, created_at=row.created_at
                         )
                     )
                     session.flush()
                 elif author_id is not None and owned.author_id != author_id:
                     owner = session.get(AuthorRow, owned.author_id)
                     raise NotOwner(name, owned.name, owner.name if owner else owned.author_id)
-                if author_id is not None and quotas is not None and quotas.versions_per_day:
+                if author_id is not None and quotas.versions_per_day:
                     self._count_version(session, key, quotas.versions_per_day)
                 session.add(row)
         except IntegrityError:
@@ -268,17 +267,16 @@ class Store:
         return _bot(row), token
 
     @staticmethod
-    def _count_name(session: Session, author_id: str, quotas: Quotas | None) -> None:
-        """One more name for the author, within its quota (the operator's has none)."""
+    def _count_name(session: Session, author_id: str, limit: int) -> None:
+        """One more name for the author, within `limit` (0: no bound)."""
         fence = [AuthorRow.id == author_id]
-        bounded = author_id != OPERATOR_AUTHOR and quotas is not None and quotas.names > 0
-        if bounded and quotas is not None:
-            fence.append(AuthorRow.names < quotas.names)
+        if limit:
+            fence.append(AuthorRow.names < limit)
         counted = rows_changed(
             session, update(AuthorRow).where(*fence).values(names=AuthorRow.names + 1)
         )
-        if counted != 1 and quotas is not None:
-            raise QuotaExceeded("bot names per author", quotas.names, None)
+        if counted != 1:
+            raise QuotaExceeded("bot names per author", limit, None)
 
     def _count_version(self, session: Session, key: str, per_day: int) -> None:
         """One more version of the name today, within `per_day`; a day begins with the

@@ -21,15 +21,12 @@ from cardarena_api.v1.notation import (
 )
 from games import golden10, goodge, goof
 from ladder.fairness import parse_seed
+from ladder.names import is_name
 
 
 def registration_problem(name: str, version: str, game_names: list[str]) -> str | None:
     """Why a registration is refused, or None."""
-    if (
-        not name
-        or len(name) > 64
-        or not name.replace("-", "").replace("_", "").replace(".", "").isalnum()
-    ):
+    if not is_name(name, "-_."):
         return "name must be 1..64 letters, digits, '-', '_' or '.'"
     # Control and format characters (bidi overrides among them) could make a
     # name or version shown on the standings read as another bot's.
