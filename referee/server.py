@@ -44,6 +44,7 @@ from referee.seats import LocalSeats, Seats
 from referee.service import BotService, RefereeService
 from referee.sessions import SessionHub
 from referee.settings import RefereeSettings
+from referee.stopping import cancel_and_wait
 from referee.tier.limits import TierAllowance
 from referee.tier.placement import Placer
 from referee.tier.replica import Tier
@@ -137,10 +138,7 @@ class Referee:
                 )
         outcome = await self.manager.shutdown(grace)
         self.stopped.set()
-        for task in (self.leases, self.presence_renewal):
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel_and_wait(self.leases, self.presence_renewal)
         self.hub.close_all()
         await self.presence.flush()
         if self.tier is not None:

@@ -39,6 +39,7 @@ from redis.exceptions import RedisError
 
 from ladder.records import EventType
 from referee.public import Event, StoredEnd, TooManyWatchers, Watchers, WatchUnavailable
+from referee.stopping import cancel_and_wait
 from referee.tier.registry import PREFIX
 
 log = logging.getLogger(__name__)
@@ -278,6 +279,4 @@ class PublicTier:
         tasks = [*publishing, *(remote.task for remote in self._remotes.values())]
         if self._scanning is not None:
             tasks.append(self._scanning)
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await cancel_and_wait(*tasks)

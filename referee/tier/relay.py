@@ -54,6 +54,7 @@ from ladder.records import Notice, notice_from_json, notice_to_json
 from referee.channels import ActRequest, Answer
 from referee.metrics import RefereeMetrics
 from referee.sessions import Session, SessionClosed, SessionHub
+from referee.stopping import cancel_and_wait
 from referee.tier.registry import PREFIX
 
 log = logging.getLogger(__name__)
@@ -218,11 +219,7 @@ class Relay:
         """Stop reading and sending; what is still queued is sent first, if Redis answers."""
         with contextlib.suppress(RedisError, OSError):
             await asyncio.wait_for(self._flush(), 2.0)
-        while not all(task.done() for task in self._tasks):
-            # Again until it ends: redis-py may swallow a cancellation in a blocked read.
-            for task in self._tasks:
-                task.cancel()
-            await asyncio.wait(self._tasks, timeout=0.1)
+        await cancel_and_wait(*self._tasks)
 
     # -- the asking side ------------------------------------------------------------------
 

@@ -35,6 +35,7 @@ from referee.channels import RelayUnavailable, SeatChannel
 from referee.metrics import RefereeMetrics
 from referee.seats import SLOT_POLL_S, Connected
 from referee.sessions import Reconnect, Session, SessionHub
+from referee.stopping import cancel_and_wait
 from referee.tier.channel import Locator, RelaySeatChannel
 from referee.tier.public import PublicTier
 from referee.tier.registry import DEFAULT_BOUNDS, Bounds, Listed, Registry, Replica
@@ -331,9 +332,7 @@ class Tier:
     async def close(self) -> None:
         """Leave the tier (its sessions are closed by then)."""
         if self._beat is not None:
-            self._beat.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._beat
+            await cancel_and_wait(self._beat)
         for task in list(self._background):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(task, 2.0)
