@@ -16,6 +16,7 @@ from sqlalchemy import (
     TypeDecorator,
     UniqueConstraint,
     false,
+    true,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -77,6 +78,12 @@ class AuthorRow(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     names: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     """How many bot names the author owns (its quota counts them)."""
+    challenges_hour: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """Challenges asked for since the quota's hour began (`hour_until` minus one hour)."""
+    hour_until: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    """When the challenges-per-hour quota's hour ends (the database's clock)."""
+    challenges_running: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """The author's challenge matches running now (changed with each match's status)."""
 
 
 class BotNameRow(Base):
@@ -94,6 +101,8 @@ class BotNameRow(Base):
     """Versions registered since the quota's day began (`day_until` minus one day)."""
     day_until: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     """When the versions-per-day quota's day ends (the database's clock)."""
+    challenges: Mapped[bool] = mapped_column(default=True, server_default=true())
+    """Every version of the name accepts challenges from other authors."""
 
 
 class InviteRow(Base):
@@ -157,6 +166,8 @@ class MatchRow(Base):
     # unless renewed: only an expired claim lets another replica abort the match.
     owner: Mapped[str | None] = mapped_column(String(128), nullable=True)
     lease_until: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    # The author who asked for the match as a challenge: unrated. None for a rated match.
+    challenger_id: Mapped[str | None] = mapped_column(String(32), nullable=True, index=True)
     replays: Mapped[list[ReplayRow]] = relationship(
         back_populates="match", order_by="ReplayRow.game_index", cascade="all, delete-orphan"
     )

@@ -106,6 +106,8 @@ class MatchRequest:
     options: dict[str, Any]
     duplicate: bool
     deadline_ms: int
+    challenger: str | None = None
+    """The id of the author who asked for it as a challenge (unrated); None when rated."""
 
     def to_json(self) -> JSONObject:
         """The request as JSON; the seed as decimal text (128 bits exceed JSON numbers)."""
@@ -118,6 +120,7 @@ class MatchRequest:
             "options": dict(self.options),
             "duplicate": self.duplicate,
             "deadline_ms": self.deadline_ms,
+            "challenger": self.challenger,
         }
 
     @classmethod
@@ -132,6 +135,7 @@ class MatchRequest:
             options=dict(data["options"]),
             duplicate=bool(data["duplicate"]),
             deadline_ms=int(data["deadline_ms"]),
+            challenger=data.get("challenger"),
         )
 
 

@@ -385,6 +385,7 @@ class Store:
                 options=dict(request.options),
                 duplicate=request.duplicate,
                 deadline_ms=request.deadline_ms,
+                challenger_id=request.challenger,
                 status=MatchStatus.RUNNING,
                 result=None,
                 reason="",
@@ -565,6 +566,7 @@ def _match(row: MatchRow) -> Match:
         options=dict(row.options),
         duplicate=row.duplicate,
         deadline_ms=row.deadline_ms,
+        challenger=row.challenger_id,
     )
     result = None if row.result is None else MatchResult.from_json(row.result)
     return Match(request, MatchStatus(row.status), result, row.reason)

@@ -1,9 +1,13 @@
-"""The AuthorService servicer: authors, their tokens, invites and the names they own."""
+"""The AuthorService servicer: authors, their tokens, invites and the names they own.
+
+Challenges (`referee.challenging`) and what an author sees of its own bots
+(`referee.bot_views`) live in modules of their own; their calls are passed on.
+"""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import grpc
 
@@ -11,6 +15,8 @@ from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
 from ladder import authors, queries
 from ladder.store import Conflict, NotFound, Store, utcnow
+from referee.bot_views import BotViews
+from referee.challenging import Challenges
 from referee.gate import Context, Gatekeeper, TokenKind
 from referee.limits import KeyedBuckets
 from referee.settings import RefereeSettings
@@ -26,12 +32,20 @@ class AuthorService(pb_grpc.AuthorServiceServicer):
     """Sign-up, token rotation, invites and transfers."""
 
     def __init__(
-        self, settings: RefereeSettings, store: Store, gate: Gatekeeper, revoke: Revoke
+        self,
+        settings: RefereeSettings,
+        store: Store,
+        gate: Gatekeeper,
+        revoke: Revoke,
+        challenges: Challenges,
+        views: BotViews,
     ) -> None:
         self._settings = settings
         self._store = store
         self._gate = gate
         self._revoke = revoke
+        self._challenges = challenges
+        self._views = views
         self._signups = KeyedBuckets(settings.signups_per_minute)
 
     async def CreateAuthor(
@@ -133,3 +147,19 @@ class AuthorService(pb_grpc.AuthorServiceServicer):
             uses=invite.uses,
             expires_at="" if invite.expires_at is None else invite.expires_at.isoformat(),
         )
+
+    async def SetBot(self, request: pb.SetBotRequest, context: Context) -> pb.SetBotReply:
+        return await self._challenges.set_bot(request, context)
+
+    async def Challenge(self, request: pb.ChallengeRequest, context: Context) -> pb.Match:
+        return await self._challenges.challenge(request, context)
+
+    async def BotMatches(
+        self, request: pb.BotMatchesRequest, context: Context
+    ) -> pb.BotMatchesReply:
+        return await self._views.bot_matches(request, context)
+
+    def WatchSeat(
+        self, request: pb.WatchSeatRequest, context: Context
+    ) -> AsyncIterator[pb.MatchEvent]:
+        return self._views.watch_seat(request, context)

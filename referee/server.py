@@ -34,6 +34,8 @@ from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
 from ladder.store import Store
 from ladder.wording import plural
 from referee.authoring import AuthorService
+from referee.bot_views import BotViews
+from referee.challenging import Challenges
 from referee.decoding import DecodeGuard
 from referee.gate import Gatekeeper
 from referee.matches import MatchManager
@@ -233,7 +235,7 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
             await tier.revoke(bot_id, credential)
 
     pb_grpc.add_AuthorServiceServicer_to_server(
-        AuthorService(settings, store, gate, revoke), server
+        AuthorService(settings, store, gate, revoke, Challenges(), BotViews()), server
     )
     stopped = asyncio.Event()
     pb_grpc.add_RefereeServiceServicer_to_server(

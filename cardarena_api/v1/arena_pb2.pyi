@@ -557,6 +557,274 @@ class Error(_message.Message):
 Global___Error: _TypeAlias = Error  # noqa: Y015
 
 @_typing.final
+class SetBotRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BOT_FIELD_NUMBER: _builtins.int
+    CHALLENGES_FIELD_NUMBER: _builtins.int
+    bot: _builtins.str
+    """the bot name (any spelling of it), or an id or name@version of it"""
+    challenges: _builtins.bool
+    """accept challenges from other authors; unset: unchanged"""
+    def __init__(
+        self,
+        *,
+        bot: _builtins.str = ...,
+        challenges: _builtins.bool | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_challenges", b"_challenges", "challenges", b"challenges"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_challenges", b"_challenges", "bot", b"bot", "challenges", b"challenges"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__challenges: _TypeAlias = _typing.Literal["challenges"]  # noqa: Y015
+    _WhichOneofArgType__challenges: _TypeAlias = _typing.Literal["_challenges", b"_challenges"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__challenges) -> _WhichOneofReturnType__challenges | None: ...
+
+Global___SetBotRequest: _TypeAlias = SetBotRequest  # noqa: Y015
+
+@_typing.final
+class SetBotReply(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    CHALLENGES_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    challenges: _builtins.bool
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        challenges: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["challenges", b"challenges", "name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SetBotReply: _TypeAlias = SetBotReply  # noqa: Y015
+
+@_typing.final
+class ChallengeRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class OptionValuesEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        @_builtins.property
+        def value(self) -> _cards_pb2.OptionValue: ...
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _cards_pb2.OptionValue | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["value", b"value"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    CHALLENGE_ID_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    OPPONENTS_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    DUPLICATE_FIELD_NUMBER: _builtins.int
+    DEADLINE_MS_FIELD_NUMBER: _builtins.int
+    OPTION_VALUES_FIELD_NUMBER: _builtins.int
+    WAIT_FIELD_NUMBER: _builtins.int
+    challenge_id: _builtins.str
+    """Chosen by the caller (1..64 letters, digits, '-' or '_'), so asking again never
+    plays twice; "" has the referee draw one. The match id is derived from it.
+    """
+    bot: _builtins.str
+    """the caller's own bot: an id, name@version, or a name (newest version)"""
+    game: _builtins.str
+    duplicate: _builtins.bool
+    deadline_ms: _builtins.int
+    """0: the referee's default"""
+    wait: _builtins.bool
+    """true: answers only once the match is no longer running (as GetMatch with wait)."""
+    @_builtins.property
+    def opponents(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """each an id, name@version, or a name (newest version)"""
+
+    @_builtins.property
+    def option_values(self) -> _containers.MessageMap[_builtins.str, _cards_pb2.OptionValue]: ...
+    def __init__(
+        self,
+        *,
+        challenge_id: _builtins.str = ...,
+        bot: _builtins.str = ...,
+        opponents: _abc.Iterable[_builtins.str] | None = ...,
+        game: _builtins.str = ...,
+        duplicate: _builtins.bool = ...,
+        deadline_ms: _builtins.int = ...,
+        option_values: _abc.Mapping[_builtins.str, _cards_pb2.OptionValue] | None = ...,
+        wait: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "challenge_id", b"challenge_id", "deadline_ms", b"deadline_ms", "duplicate", b"duplicate", "game", b"game", "opponents", b"opponents", "option_values", b"option_values", "wait", b"wait"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ChallengeRequest: _TypeAlias = ChallengeRequest  # noqa: Y015
+
+@_typing.final
+class BotMatchesRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BOT_FIELD_NUMBER: _builtins.int
+    LIMIT_FIELD_NUMBER: _builtins.int
+    bot: _builtins.str
+    """an id, name@version, or a name (its newest version)"""
+    limit: _builtins.int
+    """most recent first; 0: 20, at most 200"""
+    def __init__(
+        self,
+        *,
+        bot: _builtins.str = ...,
+        limit: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "limit", b"limit"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BotMatchesRequest: _TypeAlias = BotMatchesRequest  # noqa: Y015
+
+@_typing.final
+class BotMatchesReply(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCHES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def matches(self) -> _containers.RepeatedCompositeFieldContainer[Global___BotMatch]: ...
+    def __init__(
+        self,
+        *,
+        matches: _abc.Iterable[Global___BotMatch] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["matches", b"matches"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BotMatchesReply: _TypeAlias = BotMatchesReply  # noqa: Y015
+
+@_typing.final
+class BotMatch(_message.Message):
+    """One match of the bot, as its author sees it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    PLAYERS_FIELD_NUMBER: _builtins.int
+    RECORDED_AT_FIELD_NUMBER: _builtins.int
+    PLACE_FIELD_NUMBER: _builtins.int
+    SCORE_FIELD_NUMBER: _builtins.int
+    CHALLENGE_FIELD_NUMBER: _builtins.int
+    CHALLENGER_FIELD_NUMBER: _builtins.int
+    STRIKES_FIELD_NUMBER: _builtins.int
+    FORFEITED_FIELD_NUMBER: _builtins.int
+    FORFEIT_REASON_FIELD_NUMBER: _builtins.int
+    STRIKE_EVENTS_FIELD_NUMBER: _builtins.int
+    ANSWERS_FIELD_NUMBER: _builtins.int
+    ANSWER_P50_MS_FIELD_NUMBER: _builtins.int
+    ANSWER_P99_MS_FIELD_NUMBER: _builtins.int
+    ANSWER_MAX_MS_FIELD_NUMBER: _builtins.int
+    TOURNAMENT_ID_FIELD_NUMBER: _builtins.int
+    BOT_ID_FIELD_NUMBER: _builtins.int
+    match_id: _builtins.str
+    game: _builtins.str
+    players: _builtins.int
+    recorded_at: _builtins.str
+    """ISO 8601 in UTC"""
+    place: _builtins.int
+    """the bot's rank in the match, 1 is best"""
+    score: _builtins.int
+    challenge: _builtins.bool
+    """unrated"""
+    challenger: _builtins.str
+    """the challenging author's name, for a challenge"""
+    strikes: _builtins.int
+    forfeited: _builtins.bool
+    forfeit_reason: _builtins.str
+    answers: _builtins.int
+    """answers timed at the referee"""
+    answer_p50_ms: _builtins.float
+    answer_p99_ms: _builtins.float
+    answer_max_ms: _builtins.float
+    tournament_id: _builtins.str
+    """"" for a ladder match or a challenge"""
+    bot_id: _builtins.str
+    """the version that played"""
+    @_builtins.property
+    def strike_events(self) -> _containers.RepeatedCompositeFieldContainer[Global___StrikeEvent]:
+        """each with its full reason"""
+
+    def __init__(
+        self,
+        *,
+        match_id: _builtins.str = ...,
+        game: _builtins.str = ...,
+        players: _builtins.int = ...,
+        recorded_at: _builtins.str = ...,
+        place: _builtins.int = ...,
+        score: _builtins.int = ...,
+        challenge: _builtins.bool = ...,
+        challenger: _builtins.str = ...,
+        strikes: _builtins.int = ...,
+        forfeited: _builtins.bool = ...,
+        forfeit_reason: _builtins.str = ...,
+        strike_events: _abc.Iterable[Global___StrikeEvent] | None = ...,
+        answers: _builtins.int = ...,
+        answer_p50_ms: _builtins.float = ...,
+        answer_p99_ms: _builtins.float = ...,
+        answer_max_ms: _builtins.float = ...,
+        tournament_id: _builtins.str = ...,
+        bot_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["answer_max_ms", b"answer_max_ms", "answer_p50_ms", b"answer_p50_ms", "answer_p99_ms", b"answer_p99_ms", "answers", b"answers", "bot_id", b"bot_id", "challenge", b"challenge", "challenger", b"challenger", "forfeit_reason", b"forfeit_reason", "forfeited", b"forfeited", "game", b"game", "match_id", b"match_id", "place", b"place", "players", b"players", "recorded_at", b"recorded_at", "score", b"score", "strike_events", b"strike_events", "strikes", b"strikes", "tournament_id", b"tournament_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BotMatch: _TypeAlias = BotMatch  # noqa: Y015
+
+@_typing.final
+class WatchSeatRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MATCH_ID_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    match_id: _builtins.str
+    bot: _builtins.str
+    """the bot whose seats to watch: an id, name@version, or a name"""
+    def __init__(
+        self,
+        *,
+        match_id: _builtins.str = ...,
+        bot: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "match_id", b"match_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WatchSeatRequest: _TypeAlias = WatchSeatRequest  # noqa: Y015
+
+@_typing.final
 class CreateAuthorRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -928,6 +1196,8 @@ class Match(_message.Message):
     REASON_FIELD_NUMBER: _builtins.int
     SEED_COMMITMENT_FIELD_NUMBER: _builtins.int
     SEED_DECIMAL_FIELD_NUMBER: _builtins.int
+    CHALLENGE_FIELD_NUMBER: _builtins.int
+    CHALLENGER_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     status: _builtins.str
     """running, finished, aborted"""
@@ -938,6 +1208,10 @@ class Match(_message.Message):
     """SHA-256 (hex) of seed_decimal, from the start"""
     seed_decimal: _builtins.str
     """the seed, only once finished ("" before)"""
+    challenge: _builtins.bool
+    """a challenge: recorded with its replay, rating nobody"""
+    challenger: _builtins.str
+    """the challenging author's name, for a challenge"""
     @_builtins.property
     def bot_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
     @_builtins.property
@@ -955,10 +1229,12 @@ class Match(_message.Message):
         reason: _builtins.str = ...,
         seed_commitment: _builtins.str = ...,
         seed_decimal: _builtins.str = ...,
+        challenge: _builtins.bool = ...,
+        challenger: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["result", b"result"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_ids", b"bot_ids", "game", b"game", "match_id", b"match_id", "reason", b"reason", "result", b"result", "seed_commitment", b"seed_commitment", "seed_decimal", b"seed_decimal", "status", b"status"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_ids", b"bot_ids", "challenge", b"challenge", "challenger", b"challenger", "game", b"game", "match_id", b"match_id", "reason", b"reason", "result", b"result", "seed_commitment", b"seed_commitment", "seed_decimal", b"seed_decimal", "status", b"status"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1102,8 +1378,9 @@ class MatchEvent(_message.Message):
     MATCH_END_FIELD_NUMBER: _builtins.int
     MATCH_ABORTED_FIELD_NUMBER: _builtins.int
     VIEW_FIELD_NUMBER: _builtins.int
+    SEAT_VIEW_FIELD_NUMBER: _builtins.int
     type: _builtins.str
-    """game_start, action, tick, strike, forfeit, game_end, match_end, match_aborted, view"""
+    """game_start, action, tick, strike, forfeit, game_end, match_end, match_aborted, view, seat_view"""
     json: _builtins.str
     """the event as JSON (docs/protocol.md)"""
     @_builtins.property
@@ -1126,6 +1403,10 @@ class MatchEvent(_message.Message):
     def view(self) -> Global___PublicViewEvent:
         """WatchPublic only"""
 
+    @_builtins.property
+    def seat_view(self) -> Global___SeatViewEvent:
+        """WatchSeat only"""
+
     def __init__(
         self,
         *,
@@ -1140,16 +1421,55 @@ class MatchEvent(_message.Message):
         match_end: Global___MatchEndEvent | None = ...,
         match_aborted: Global___MatchAbortedEvent | None = ...,
         view: Global___PublicViewEvent | None = ...,
+        seat_view: Global___SeatViewEvent | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "event", b"event", "forfeit", b"forfeit", "game_end", b"game_end", "game_start", b"game_start", "match_aborted", b"match_aborted", "match_end", b"match_end", "strike", b"strike", "tick", b"tick", "view", b"view"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "event", b"event", "forfeit", b"forfeit", "game_end", b"game_end", "game_start", b"game_start", "match_aborted", b"match_aborted", "match_end", b"match_end", "seat_view", b"seat_view", "strike", b"strike", "tick", b"tick", "view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "event", b"event", "forfeit", b"forfeit", "game_end", b"game_end", "game_start", b"game_start", "json", b"json", "match_aborted", b"match_aborted", "match_end", b"match_end", "strike", b"strike", "tick", b"tick", "type", b"type", "view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "event", b"event", "forfeit", b"forfeit", "game_end", b"game_end", "game_start", b"game_start", "json", b"json", "match_aborted", b"match_aborted", "match_end", b"match_end", "seat_view", b"seat_view", "strike", b"strike", "tick", b"tick", "type", b"type", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["game_start", "action", "tick", "strike", "forfeit", "game_end", "match_end", "match_aborted", "view"]  # noqa: Y015
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["game_start", "action", "tick", "strike", "forfeit", "game_end", "match_end", "match_aborted", "view", "seat_view"]  # noqa: Y015
     _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
 
 Global___MatchEvent: _TypeAlias = MatchEvent  # noqa: Y015
+
+@_typing.final
+class SeatViewEvent(_message.Message):
+    """What one seat sees after a move or tick (WatchSeat): its own private view."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_INDEX_FIELD_NUMBER: _builtins.int
+    STEP_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    OBSERVATION_FIELD_NUMBER: _builtins.int
+    game_index: _builtins.int
+    step: _builtins.int
+    """moves (Goof: ticks) played in this game so far"""
+    seat: _builtins.int
+    bot: _builtins.str
+    """the bot's id"""
+    @_builtins.property
+    def observation(self) -> _cards_pb2.Observation:
+        """the seat's observation, as an Act would carry it"""
+
+    def __init__(
+        self,
+        *,
+        game_index: _builtins.int = ...,
+        step: _builtins.int = ...,
+        seat: _builtins.int = ...,
+        bot: _builtins.str = ...,
+        observation: _cards_pb2.Observation | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["observation", b"observation"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "game_index", b"game_index", "observation", b"observation", "seat", b"seat", "step", b"step"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatViewEvent: _TypeAlias = SeatViewEvent  # noqa: Y015
 
 @_typing.final
 class PublicViewEvent(_message.Message):

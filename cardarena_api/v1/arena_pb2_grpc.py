@@ -195,6 +195,26 @@ class AuthorServiceStub:
                 request_serializer=cardarena__api_dot_v1_dot_arena__pb2.CreateInviteRequest.SerializeToString,
                 response_deserializer=cardarena__api_dot_v1_dot_arena__pb2.CreateInviteReply.FromString,
                 _registered_method=True)
+        self.SetBot = channel.unary_unary(
+                '/cardarena_api.v1.AuthorService/SetBot',
+                request_serializer=cardarena__api_dot_v1_dot_arena__pb2.SetBotRequest.SerializeToString,
+                response_deserializer=cardarena__api_dot_v1_dot_arena__pb2.SetBotReply.FromString,
+                _registered_method=True)
+        self.Challenge = channel.unary_unary(
+                '/cardarena_api.v1.AuthorService/Challenge',
+                request_serializer=cardarena__api_dot_v1_dot_arena__pb2.ChallengeRequest.SerializeToString,
+                response_deserializer=cardarena__api_dot_v1_dot_arena__pb2.Match.FromString,
+                _registered_method=True)
+        self.BotMatches = channel.unary_unary(
+                '/cardarena_api.v1.AuthorService/BotMatches',
+                request_serializer=cardarena__api_dot_v1_dot_arena__pb2.BotMatchesRequest.SerializeToString,
+                response_deserializer=cardarena__api_dot_v1_dot_arena__pb2.BotMatchesReply.FromString,
+                _registered_method=True)
+        self.WatchSeat = channel.unary_stream(
+                '/cardarena_api.v1.AuthorService/WatchSeat',
+                request_serializer=cardarena__api_dot_v1_dot_arena__pb2.WatchSeatRequest.SerializeToString,
+                response_deserializer=cardarena__api_dot_v1_dot_arena__pb2.MatchEvent.FromString,
+                _registered_method=True)
 
 
 class AuthorServiceServicer:
@@ -242,6 +262,40 @@ class AuthorServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SetBot(self, request, context):
+        """Set how a bot name (every version of it) takes part: whether it accepts
+        challenges (its author's token, or the admin token).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Challenge(self, request, context):
+        """An unrated match of the calling author's bot against chosen opponents, each
+        online and accepting challenges, started at once (author token). Idempotent by
+        challenge_id: asking again returns the same match, and plays an aborted one again.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def BotMatches(self, request, context):
+        """A bot's recent recorded matches as its author sees them: place, score, every
+        strike and forfeit with its reason, and answer times (its author's token, or admin).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WatchSeat(self, request, context):
+        """What one bot's seats see of a running match, live: that seat's private view
+        after each move or tick, and the match's events with the bot's own strike and
+        forfeit reasons, until the match ends (that bot's author's token, or admin).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AuthorServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -269,6 +323,26 @@ def add_AuthorServiceServicer_to_server(servicer, server):
                     servicer.CreateInvite,
                     request_deserializer=cardarena__api_dot_v1_dot_arena__pb2.CreateInviteRequest.FromString,
                     response_serializer=cardarena__api_dot_v1_dot_arena__pb2.CreateInviteReply.SerializeToString,
+            ),
+            'SetBot': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetBot,
+                    request_deserializer=cardarena__api_dot_v1_dot_arena__pb2.SetBotRequest.FromString,
+                    response_serializer=cardarena__api_dot_v1_dot_arena__pb2.SetBotReply.SerializeToString,
+            ),
+            'Challenge': grpc.unary_unary_rpc_method_handler(
+                    servicer.Challenge,
+                    request_deserializer=cardarena__api_dot_v1_dot_arena__pb2.ChallengeRequest.FromString,
+                    response_serializer=cardarena__api_dot_v1_dot_arena__pb2.Match.SerializeToString,
+            ),
+            'BotMatches': grpc.unary_unary_rpc_method_handler(
+                    servicer.BotMatches,
+                    request_deserializer=cardarena__api_dot_v1_dot_arena__pb2.BotMatchesRequest.FromString,
+                    response_serializer=cardarena__api_dot_v1_dot_arena__pb2.BotMatchesReply.SerializeToString,
+            ),
+            'WatchSeat': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchSeat,
+                    request_deserializer=cardarena__api_dot_v1_dot_arena__pb2.WatchSeatRequest.FromString,
+                    response_serializer=cardarena__api_dot_v1_dot_arena__pb2.MatchEvent.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -411,6 +485,114 @@ class AuthorService:
             '/cardarena_api.v1.AuthorService/CreateInvite',
             cardarena__api_dot_v1_dot_arena__pb2.CreateInviteRequest.SerializeToString,
             cardarena__api_dot_v1_dot_arena__pb2.CreateInviteReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetBot(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardarena_api.v1.AuthorService/SetBot',
+            cardarena__api_dot_v1_dot_arena__pb2.SetBotRequest.SerializeToString,
+            cardarena__api_dot_v1_dot_arena__pb2.SetBotReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Challenge(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardarena_api.v1.AuthorService/Challenge',
+            cardarena__api_dot_v1_dot_arena__pb2.ChallengeRequest.SerializeToString,
+            cardarena__api_dot_v1_dot_arena__pb2.Match.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def BotMatches(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardarena_api.v1.AuthorService/BotMatches',
+            cardarena__api_dot_v1_dot_arena__pb2.BotMatchesRequest.SerializeToString,
+            cardarena__api_dot_v1_dot_arena__pb2.BotMatchesReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchSeat(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/cardarena_api.v1.AuthorService/WatchSeat',
+            cardarena__api_dot_v1_dot_arena__pb2.WatchSeatRequest.SerializeToString,
+            cardarena__api_dot_v1_dot_arena__pb2.MatchEvent.FromString,
             options,
             channel_credentials,
             insecure,

@@ -125,6 +125,24 @@ class AuthorServiceStub:
     """Give a bot name, every version and look-alike spelling of it, to another author (admin)."""
     CreateInvite: _grpc.UnaryUnaryMultiCallable[_arena_pb2.CreateInviteRequest, _arena_pb2.CreateInviteReply]
     """An invite code for sign-up by invitation (admin)."""
+    SetBot: _grpc.UnaryUnaryMultiCallable[_arena_pb2.SetBotRequest, _arena_pb2.SetBotReply]
+    """Set how a bot name (every version of it) takes part: whether it accepts
+    challenges (its author's token, or the admin token).
+    """
+    Challenge: _grpc.UnaryUnaryMultiCallable[_arena_pb2.ChallengeRequest, _arena_pb2.Match]
+    """An unrated match of the calling author's bot against chosen opponents, each
+    online and accepting challenges, started at once (author token). Idempotent by
+    challenge_id: asking again returns the same match, and plays an aborted one again.
+    """
+    BotMatches: _grpc.UnaryUnaryMultiCallable[_arena_pb2.BotMatchesRequest, _arena_pb2.BotMatchesReply]
+    """A bot's recent recorded matches as its author sees them: place, score, every
+    strike and forfeit with its reason, and answer times (its author's token, or admin).
+    """
+    WatchSeat: _grpc.UnaryStreamMultiCallable[_arena_pb2.WatchSeatRequest, _arena_pb2.MatchEvent]
+    """What one bot's seats see of a running match, live: that seat's private view
+    after each move or tick, and the match's events with the bot's own strike and
+    forfeit reasons, until the match ends (that bot's author's token, or admin).
+    """
 
 @_typing.type_check_only
 class AuthorServiceAsyncStub(AuthorServiceStub):
@@ -150,6 +168,24 @@ class AuthorServiceAsyncStub(AuthorServiceStub):
     """Give a bot name, every version and look-alike spelling of it, to another author (admin)."""
     CreateInvite: _aio.UnaryUnaryMultiCallable[_arena_pb2.CreateInviteRequest, _arena_pb2.CreateInviteReply]  # type: ignore[assignment]
     """An invite code for sign-up by invitation (admin)."""
+    SetBot: _aio.UnaryUnaryMultiCallable[_arena_pb2.SetBotRequest, _arena_pb2.SetBotReply]  # type: ignore[assignment]
+    """Set how a bot name (every version of it) takes part: whether it accepts
+    challenges (its author's token, or the admin token).
+    """
+    Challenge: _aio.UnaryUnaryMultiCallable[_arena_pb2.ChallengeRequest, _arena_pb2.Match]  # type: ignore[assignment]
+    """An unrated match of the calling author's bot against chosen opponents, each
+    online and accepting challenges, started at once (author token). Idempotent by
+    challenge_id: asking again returns the same match, and plays an aborted one again.
+    """
+    BotMatches: _aio.UnaryUnaryMultiCallable[_arena_pb2.BotMatchesRequest, _arena_pb2.BotMatchesReply]  # type: ignore[assignment]
+    """A bot's recent recorded matches as its author sees them: place, score, every
+    strike and forfeit with its reason, and answer times (its author's token, or admin).
+    """
+    WatchSeat: _aio.UnaryStreamMultiCallable[_arena_pb2.WatchSeatRequest, _arena_pb2.MatchEvent]  # type: ignore[assignment]
+    """What one bot's seats see of a running match, live: that seat's private view
+    after each move or tick, and the match's events with the bot's own strike and
+    forfeit reasons, until the match ends (that bot's author's token, or admin).
+    """
 
 class AuthorServiceServicer(metaclass=_abc_1.ABCMeta):
     """================================================================ Authors
@@ -202,6 +238,48 @@ class AuthorServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_arena_pb2.CreateInviteReply, _abc.Awaitable[_arena_pb2.CreateInviteReply]]:
         """An invite code for sign-up by invitation (admin)."""
+
+    @_abc_1.abstractmethod
+    def SetBot(
+        self,
+        request: _arena_pb2.SetBotRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.SetBotReply, _abc.Awaitable[_arena_pb2.SetBotReply]]:
+        """Set how a bot name (every version of it) takes part: whether it accepts
+        challenges (its author's token, or the admin token).
+        """
+
+    @_abc_1.abstractmethod
+    def Challenge(
+        self,
+        request: _arena_pb2.ChallengeRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.Match, _abc.Awaitable[_arena_pb2.Match]]:
+        """An unrated match of the calling author's bot against chosen opponents, each
+        online and accepting challenges, started at once (author token). Idempotent by
+        challenge_id: asking again returns the same match, and plays an aborted one again.
+        """
+
+    @_abc_1.abstractmethod
+    def BotMatches(
+        self,
+        request: _arena_pb2.BotMatchesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_arena_pb2.BotMatchesReply, _abc.Awaitable[_arena_pb2.BotMatchesReply]]:
+        """A bot's recent recorded matches as its author sees them: place, score, every
+        strike and forfeit with its reason, and answer times (its author's token, or admin).
+        """
+
+    @_abc_1.abstractmethod
+    def WatchSeat(
+        self,
+        request: _arena_pb2.WatchSeatRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_arena_pb2.MatchEvent], _abc.AsyncIterator[_arena_pb2.MatchEvent]]:
+        """What one bot's seats see of a running match, live: that seat's private view
+        after each move or tick, and the match's events with the bot's own strike and
+        forfeit reasons, until the match ends (that bot's author's token, or admin).
+        """
 
 def add_AuthorServiceServicer_to_server(servicer: AuthorServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
 
