@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hmac
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -25,6 +26,7 @@ from ladder.store import (
     BOT_TOKEN_PREFIX,
     Conflict,
     NotFound,
+    NotOwner,
     Store,
     hash_token,
     new_token,
@@ -131,6 +133,57 @@ def owner_of(store: Store, name: str) -> Author | None:
             .where(BotNameRow.name_key == name_key(name))
         )
         return None if row is None else _author(row)
+
+
+@dataclass(frozen=True)
+class Owned:
+    """A bot name as its author set it: its owner, and whether it accepts challenges."""
+
+    name: str
+    author: Author
+    challenges: bool
+
+
+def owned_names(store: Store, names: Iterable[str]) -> dict[str, Owned]:
+    """Each of `names` that is a bot name (any spelling), by the spelling given."""
+    keys = {name: name_key(name) for name in names}
+    with store.session() as session:
+        rows = session.execute(
+            select(BotNameRow, AuthorRow)
+            .join(AuthorRow, AuthorRow.id == BotNameRow.author_id)
+            .where(BotNameRow.name_key.in_(set(keys.values())))
+        ).all()
+    found = {row.name_key: Owned(row.name, _author(author), row.challenges) for row, author in rows}
+    return {name: found[key] for name, key in keys.items() if key in found}
+
+
+def set_challenges(
+    store: Store, name: str, author_id: str | None, accepts: bool | None
+) -> tuple[str, bool]:
+    """Whether the bot name `name` (any spelling, every version) accepts challenges from
+    other authors: set to `accepts` (None: left as it is) by its author `author_id` (None:
+    the operator, any name). Its first spelling and the setting, after one conditional
+    UPDATE. NotFound, or NotOwner for another author's name.
+    """
+    key = name_key(name)
+    fence = [BotNameRow.name_key == key]
+    if author_id is not None:
+        fence.append(BotNameRow.author_id == author_id)
+    value = BotNameRow.challenges if accepts is None else accepts
+    with store.session() as session:
+        row = session.execute(
+            update(BotNameRow)
+            .where(*fence)
+            .values(challenges=value)
+            .returning(BotNameRow.name, BotNameRow.challenges)
+        ).first()
+        if row is not None:
+            return row.name, row.challenges
+        owned = session.get(BotNameRow, key)
+        if owned is None:
+            raise NotFound(f"no bot is named {name!r}")
+        owner = session.get(AuthorRow, owned.author_id)
+        raise NotOwner(name, owned.name, owner.name if owner else owned.author_id)
 
 
 def rotate_author_token(store: Store, author_id: str) -> str:

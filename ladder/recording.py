@@ -2,7 +2,8 @@
 
 The referee writes the `MatchRow` of a match it played; `record_match`
 turns it into the ladder's rows in one transaction, at most once per match
-id, so a redelivered or duplicated task changes nothing.
+id, so a redelivered or duplicated task changes nothing. A challenge
+(`ladder.challenges`) is recorded unrated: on its bots' records, rating nobody.
 """
 
 from __future__ import annotations
@@ -72,7 +73,8 @@ def record_match(store: Store, match_id: str, practice_matches: int = 0) -> bool
     A ladder match (of no tournament) is practice while any of its bots has
     fewer than `practice_matches` ladder matches recorded on this ladder: its
     results are kept (`practice`) but nobody's rating changes, so a new bot's
-    first games, bugs and all, move no one's rating.
+    first games, bugs and all, move no one's rating. A challenge is recorded
+    the same way, always, and counts as none of those ladder matches.
 
     All of it is one transaction, done at most once per match id: when the
     match is already recorded nothing is written and the answer is False,
@@ -100,6 +102,26 @@ def record_match(store: Store, match_id: str, practice_matches: int = 0) -> bool
     return False  # pragma: no cover - the loop returns or raises
 
 
+def record_challenges(store: Store) -> list[str]:
+    """Record the finished challenges whose recording by the referee failed; their ids.
+
+    The referee records a challenge as soon as it has stored its result (no
+    worker task asks for it); the workers' sweep calls this for the ones a
+    failure left behind.
+    """
+    with store.session() as session:
+        left = list(
+            session.scalars(
+                select(MatchRow.id).where(
+                    MatchRow.challenger_id.is_not(None),
+                    MatchRow.status == MatchStatus.FINISHED,
+                    ~select(ResultRow.entry).where(ResultRow.match_id == MatchRow.id).exists(),
+                )
+            )
+        )
+    return [match_id for match_id in left if record_match(store, match_id)]
+
+
 def _record(session: Session, match_id: str, lid: str, practice_matches: int) -> bool:
     # The ladder's row lock first: this statement also opens the write
     # transaction on SQLite, before anything is read.
@@ -120,7 +142,9 @@ def _record(session: Session, match_id: str, lid: str, practice_matches: int) ->
     forfeits = set(result.get("forfeits", []))
     planned = session.get(TournamentMatchRow, match_id)
     tournament_id = None if planned is None else planned.tournament_id
-    practice = tournament_id is None and _in_practice(session, lid, bots, practice_matches)
+    practice = match.challenger_id is not None or (
+        tournament_id is None and _in_practice(session, lid, bots, practice_matches)
+    )
     now = utcnow()
     for entry, bot in enumerate(bots):
         session.add(
@@ -166,15 +190,18 @@ def _record(session: Session, match_id: str, lid: str, practice_matches: int) ->
 
 
 def _in_practice(session: Session, lid: str, bots: list[str], practice_matches: int) -> bool:
-    """Whether one of `bots` has fewer than `practice_matches` ladder matches on `lid`."""
+    """Whether one of `bots` has fewer than `practice_matches` ladder matches on `lid`
+    (challenges are not ladder matches)."""
     if practice_matches <= 0:
         return False
     played = dict(
         session.execute(
             select(ResultRow.bot_id, func.count())
+            .join(MatchRow, MatchRow.id == ResultRow.match_id)
             .where(
                 ResultRow.ladder_id == lid,
                 ResultRow.tournament_id.is_(None),
+                MatchRow.challenger_id.is_(None),
                 ResultRow.bot_id.in_(bots),
             )
             .group_by(ResultRow.bot_id)

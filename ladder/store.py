@@ -40,6 +40,9 @@ from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.sql import Executable
 from sqlalchemy.types import Interval
 
+from ladder import challenges
+from ladder.challenges import NO_QUOTAS, ChallengeQuotas
+from ladder.errors import QuotaExceeded
 from ladder.fairness import draw_seed
 from ladder.models import (
     OPERATOR_AUTHOR,
@@ -92,22 +95,6 @@ class NotOwner(PermissionError):
         super().__init__(f"the bot name {name!r}{same} belongs to the author {owner!r}")
         self.existing = existing
         self.owner = owner
-
-
-class QuotaExceeded(RuntimeError):
-    """An author's quota is used up: which, its limit, and when it resets (None: when a
-    name is given away)."""
-
-    def __init__(self, quota: str, limit: int, resets_at: datetime | None) -> None:
-        when = (
-            f"it resets at {resets_at.astimezone(UTC):%Y-%m-%dT%H:%M:%SZ}"
-            if resets_at is not None
-            else "it frees up when a name is transferred to another author"
-        )
-        super().__init__(f"the quota {quota!r} ({limit}) is used up; {when}")
-        self.quota = quota
-        self.limit = limit
-        self.resets_at = resets_at
 
 
 @dataclass(frozen=True)
@@ -353,16 +340,22 @@ class Store:
 
     # Matches
 
-    def create_match(self, request: MatchRequest, lease: Lease | None = None) -> tuple[Match, bool]:
+    def create_match(
+        self,
+        request: MatchRequest,
+        lease: Lease | None = None,
+        quotas: ChallengeQuotas = NO_QUOTAS,
+    ) -> tuple[Match, bool]:
         """Store a new match, or find the one with this id; True if new.
 
         Asking again with the same id and a different request is a Conflict;
         a request without a seed matches the stored one whatever seed was
         drawn for it. Two callers racing (several referee replicas) both get
-        the one row.
+        the one row. A new challenge counts against its author's `quotas`
+        (QuotaExceeded, nothing stored); finding it again costs nothing.
         """
         try:
-            return self._insert_match(request, lease), True
+            return self._insert_match(request, lease, quotas), True
         except IntegrityError:
             existing = self.match(request.id)
             asked = (
@@ -374,7 +367,9 @@ class Store:
                 raise Conflict(f"match {request.id!r} exists with other settings") from None
             return existing, False
 
-    def _insert_match(self, request: MatchRequest, lease: Lease | None) -> Match:
+    def _insert_match(
+        self, request: MatchRequest, lease: Lease | None, quotas: ChallengeQuotas
+    ) -> Match:
         with self.session() as session:
             row = MatchRow(
                 id=request.id,
@@ -394,6 +389,10 @@ class Store:
                 lease_until=None if lease is None else self._database_now(lease.seconds),
             )
             session.add(row)
+            if request.challenger is not None:
+                # Its UPDATE flushes the insert first: a match that exists costs nothing.
+                now, later = self._database_now(), self._database_now(challenges.HOUR_S)
+                challenges.count_new(session, request.challenger, quotas, now, later)
         return _match(row)
 
     def _database_now(self, seconds: float = 0.0) -> ColumnElement[datetime]:
@@ -436,9 +435,10 @@ class Store:
                 update(MatchRow)
                 .where(MatchRow.id == match_id, *_held(owner))
                 .values(status=MatchStatus.FINISHED, result=result.to_json(), finished_at=utcnow())
+                .returning(MatchRow.challenger_id)
                 .execution_options(synchronize_session=False)
-            )
-            if not getattr(finished, "rowcount", 0):
+            ).first()
+            if finished is None:
                 row = session.get(MatchRow, match_id)
                 if row is None:
                     raise NotFound(f"no match with id {match_id!r}")
@@ -446,6 +446,7 @@ class Store:
                     f"match {match_id!r} is no longer {owner or 'anyone'}'s to finish: it is"
                     f" {row.status} and held by {row.owner or 'nobody'}"
                 )
+            challenges.release(session, [finished.challenger_id])
             # Only now that the match is this call's: a lost race writes no replay.
             session.add_all(
                 ReplayRow(
@@ -466,18 +467,26 @@ class Store:
         longer running (or not held) is left as it is.
         """
         with self.session() as session:
-            session.execute(
+            aborted = session.scalars(
                 update(MatchRow)
                 .where(MatchRow.id == match_id, *_held(owner))
                 .values(status=MatchStatus.ABORTED, reason=reason, finished_at=utcnow())
+                .returning(MatchRow.challenger_id)
                 .execution_options(synchronize_session=False)
             )
+            challenges.release(session, aborted.all())
 
-    def restart_match(self, match_id: str, lease: Lease | None = None) -> tuple[Match, bool]:
+    def restart_match(
+        self,
+        match_id: str,
+        lease: Lease | None = None,
+        quotas: ChallengeQuotas = NO_QUOTAS,
+    ) -> tuple[Match, bool]:
         """Set an aborted match running again (played from the start); True if this call did.
 
         One conditional UPDATE: of replicas racing to restart one match, one
-        wins and the others find it running.
+        wins and the others find it running. A challenge counts as running
+        again (QuotaExceeded: it stays aborted).
         """
         with self.session() as session:
             restarted = session.execute(
@@ -490,9 +499,12 @@ class Store:
                     lease_until=None if lease is None else self._database_now(lease.seconds),
                     finished_at=None,
                 )
+                .returning(MatchRow.challenger_id)
                 .execution_options(synchronize_session=False)
-            )
-            won = bool(getattr(restarted, "rowcount", 0))
+            ).first()
+            won = restarted is not None
+            if restarted is not None and restarted.challenger_id is not None:
+                challenges.count_running(session, restarted.challenger_id, quotas.at_once)
         return self.match(match_id), won
 
     def renew_leases(self, lease: Lease, match_ids: Sequence[str]) -> set[str]:
@@ -528,14 +540,15 @@ class Store:
         if earlier_run_of is not None:
             abandoned = or_(abandoned, MatchRow.owner == earlier_run_of)
         with self.session() as session:
-            aborted = session.scalars(
+            aborted = session.execute(
                 update(MatchRow)
                 .where(MatchRow.status == MatchStatus.RUNNING, abandoned)
                 .values(status=MatchStatus.ABORTED, reason=reason, finished_at=utcnow())
-                .returning(MatchRow.id)
+                .returning(MatchRow.id, MatchRow.challenger_id)
                 .execution_options(synchronize_session=False)
-            )
-            return list(aborted)
+            ).all()
+            challenges.release(session, [row.challenger_id for row in aborted])
+            return [row.id for row in aborted]
 
     def replays(self, match_id: str) -> list[Replay]:
         """The replays of a match, in game order."""
