@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 
 def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register `bot register|token|transfer|run|list|retire` on the `arena` parser."""
+    """Register `bot register|token|transfer|set|run|list|retire` on the `arena` parser."""
     parser = commands.add_parser(
         "bot", help="register, run, list or retire bots", description="Bots and their versions."
     )
@@ -75,6 +75,26 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     add_referee(transfer)
     add_admin_token(transfer)
     transfer.set_defaults(run=run_transfer)
+
+    settings = sub.add_parser(
+        "set",
+        help="whether a bot name accepts challenges",
+        description="Set how a bot name (every version of it) takes part: whether other "
+        "authors may challenge it (on by default). Needs its author's token or the admin "
+        "token. BOT is a name in any spelling, name@version or an id.",
+    )
+    settings.add_argument("bot", metavar="BOT", help="name, name@version or bot id")
+    settings.add_argument(
+        "--challenges",
+        required=True,
+        choices=("on", "off"),
+        help="on: other authors may challenge it; off: they are refused",
+    )
+    settings.add_argument("--json", action="store_true", help='print {"name", "challenges"}')
+    add_referee(settings)
+    add_author_token(settings)
+    add_admin_token(settings)
+    settings.set_defaults(run=run_set)
 
     play = sub.add_parser(
         "run",
@@ -136,6 +156,20 @@ def run_rotate(args: argparse.Namespace) -> int:
     request = pb.RotateBotTokenRequest(bot=args.bot)
     reply = call(args.referee, args.author_token or args.admin_token, "RotateBotToken", request)
     print(json.dumps({"bot_id": reply.bot_id, "token": reply.token}))
+    return 0
+
+
+def run_set(args: argparse.Namespace) -> int:
+    """Set whether a bot name accepts challenges and say what it is now."""
+    from arena_cli.author_cmd import call
+    from cardarena_api.v1 import arena_pb2 as pb
+
+    request = pb.SetBotRequest(bot=args.bot, challenges=args.challenges == "on")
+    reply = call(args.referee, args.author_token or args.admin_token, "SetBot", request)
+    if args.json:
+        print(json.dumps({"name": reply.name, "challenges": reply.challenges}))
+    else:
+        print(f"{reply.name} {'accepts' if reply.challenges else 'refuses'} challenges")
     return 0
 
 

@@ -17,6 +17,7 @@ from arena_cli import (
     author_cmd,
     beat_cmd,
     bot_cmd,
+    challenge_cmd,
     compare,
     db_cmd,
     demo,
@@ -44,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     author_cmd.add_parsers(commands)
     bot_cmd.add_parsers(commands)
     match_cmd.add_parsers(commands)
+    challenge_cmd.add_parsers(commands)
     db_cmd.add_parsers(commands)
     demo.add_parsers(commands)
     web_cmd.add_parsers(commands)

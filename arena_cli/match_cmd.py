@@ -11,7 +11,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import games
@@ -180,27 +180,27 @@ ASK_AGAIN_TIMES = 300
 ASK_AGAIN_PAUSE_S = 0.2
 
 
-async def wait_match(stub: Any, match_id: str, auth: Any) -> pb.Match:
-    """GetMatch(wait), asked again on UNAVAILABLE: a referee replica that stops answers
-    "ask again", and the next call reaches another."""
+async def ask_again(call: Callable[[], Awaitable[pb.Match]]) -> pb.Match:
+    """`call()` (a wait for a match), asked again on UNAVAILABLE: a referee replica that
+    stops answers "ask again", and the next call reaches another."""
     import grpc
-
-    from cardarena_api.v1 import arena_pb2 as pb
 
     for _ in range(ASK_AGAIN_TIMES):
         try:
-            match: pb.Match = await stub.GetMatch(
-                pb.GetMatchRequest(match_id=match_id, wait=True), metadata=auth
-            )
-            return match
+            return await call()
         except grpc.aio.AioRpcError as error:
             if error.code() != grpc.StatusCode.UNAVAILABLE:
                 raise
         await asyncio.sleep(ASK_AGAIN_PAUSE_S)
-    last: pb.Match = await stub.GetMatch(
-        pb.GetMatchRequest(match_id=match_id, wait=True), metadata=auth
-    )
-    return last
+    return await call()
+
+
+async def wait_match(stub: Any, match_id: str, auth: Any) -> pb.Match:
+    """GetMatch(wait), asked again on UNAVAILABLE."""
+    from cardarena_api.v1 import arena_pb2 as pb
+
+    request = pb.GetMatchRequest(match_id=match_id, wait=True)
+    return await ask_again(lambda: stub.GetMatch(request, metadata=auth))
 
 
 async def _count_games(stub: Any, match_id: str, auth: Any, advance: Advance) -> None:
@@ -218,7 +218,9 @@ async def _count_games(stub: Any, match_id: str, auth: Any, advance: Advance) ->
 
 
 def summary(match: pb.Match, names: Sequence[str] = ()) -> dict[str, Any]:
-    """The JSON that `arena match run --json` prints."""
+    """The JSON that `arena match run --json` prints. A challenge says "rated": false and
+    who challenged; other matches say no "rated": a tournament or the ladder rates the
+    ones it records."""
     result = json.loads(match.result.json) if match.result.json else {}
     return {
         "match_id": match.match_id,
@@ -233,6 +235,8 @@ def summary(match: pb.Match, names: Sequence[str] = ()) -> dict[str, Any]:
         "seed_commitment": match.seed_commitment,
         "seed": match.seed_decimal or None,
         **({"reason": match.reason} if match.reason else {}),
+        "challenge": match.challenge,
+        **({"rated": False, "challenger": match.challenger} if match.challenge else {}),
     }
 
 
@@ -273,11 +277,17 @@ def run_match(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 130
-    data = summary(match, names)
-    if args.json:
+    print_match(summary(match, names), args.json)
+    return 0 if match.status == MatchStatus.FINISHED else 1
+
+
+def print_match(data: dict[str, Any], as_json: bool) -> None:
+    """A match's `summary`: as JSON, or its line and its table of places."""
+    if as_json:
         print(json.dumps(data))
     else:
-        print(f"match {data['match_id']} ({data['game']}): {data['status']}")
+        challenge = f", a challenge by {data['challenger']}, unrated" if data["challenge"] else ""
+        print(f"match {data['match_id']} ({data['game']}{challenge}): {data['status']}")
         if data["scores"]:
             order = sorted(range(len(data["bots"])), key=lambda entry: data["ranks"][entry])
             rows = [
@@ -290,9 +300,8 @@ def run_match(args: argparse.Namespace) -> int:
                 for entry in order
             ]
             print(table(("#", "bot", "score", ""), rows, right={0, 2}, indent="  "))
-        if match.reason:
-            print(f"  reason: {match.reason}")
-    return 0 if match.status == MatchStatus.FINISHED else 1
+        if data.get("reason"):
+            print(f"  reason: {data['reason']}")
 
 
 async def _from_referee(address: str, match_id: str) -> Published:

@@ -18,6 +18,8 @@ from typing import assert_never
 from sqlalchemy.exc import OperationalError
 
 import games
+from ladder import recording
+from ladder.challenges import NO_QUOTAS, ChallengeQuotas
 from ladder.records import EventType, MatchResult, MatchStatus, StrikeKind
 from ladder.store import (
     Conflict,
@@ -90,8 +92,11 @@ class MatchManager:
         clock: Callable[[], float] = time.monotonic,
         on_end: Callable[[str], None] = lambda match_id: None,
         remote: RemoteMatches | None = None,
+        quotas: ChallengeQuotas = NO_QUOTAS,
     ) -> None:
         self._store = store
+        self._quotas = quotas
+        """Each author's challenges, counted when one of its matches is stored or restarted."""
         self._remote = remote
         self._on_end = on_end
         self._awaited: dict[str, asyncio.Event] = {}
@@ -185,7 +190,9 @@ class MatchManager:
             # Checked again under the lock: shutdown takes it to list what runs.
             if self._stopping:
                 raise ShuttingDown("the referee is shutting down")
-            match, created = await asyncio.to_thread(self._store.create_match, request, self._lease)
+            match, created = await asyncio.to_thread(
+                self._store.create_match, request, self._lease, self._quotas
+            )
             if (
                 not created
                 and match.status == MatchStatus.ABORTED
@@ -193,7 +200,7 @@ class MatchManager:
             ):
                 # Only one replica restarts it: the others find it running.
                 match, created = await asyncio.to_thread(
-                    self._store.restart_match, request.id, self._lease
+                    self._store.restart_match, request.id, self._lease, self._quotas
                 )
             if created:
                 self._events[request.id] = []
@@ -245,6 +252,8 @@ class MatchManager:
             self._metrics.matches_finished.labels(request.game, MatchStatus.FINISHED).inc()
             self._metrics.forfeits.labels(request.game).inc(len(result.forfeits))
             self._publish(request, {"type": EventType.MATCH_END, "result": result.to_json()})
+            if request.challenger is not None:
+                await self._record_challenge(request.id)
         except asyncio.CancelledError:
             if request.id in self._lost:
                 # The database aborted the match already, maybe another replica plays it:
@@ -328,6 +337,15 @@ class MatchManager:
                 )
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 10.0)
+
+    async def _record_challenge(self, match_id: str) -> None:
+        """Record a finished challenge, unrated: no worker task asks for one. Before the
+        match's task ends, so whoever waits for the match finds it recorded. A failure is
+        logged and left to the workers' sweep (`recording.record_challenges`)."""
+        try:
+            await asyncio.to_thread(recording.record_match, self._store, match_id)
+        except Exception:
+            log.exception("challenge %s: recording failed; the workers' sweep records it", match_id)
 
     def _publish(self, request: MatchRequest, event: Event) -> None:
         self._events.setdefault(request.id, []).append(event)

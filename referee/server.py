@@ -31,6 +31,7 @@ from redis.exceptions import RedisError
 
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
+from ladder.challenges import ChallengeQuotas
 from ladder.store import Store
 from ladder.wording import plural
 from referee.authoring import AuthorService
@@ -195,6 +196,7 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
         settings.lease_s,
         on_end=(lambda match_id: None) if tier is None else tier.match_ended,
         remote=None if tier is None else tier.public,
+        quotas=ChallengeQuotas(settings.challenges_per_hour, settings.challenges_at_once),
     )
     if tier is not None:
         tier.relay.on_ended.append(manager.ended_elsewhere)
@@ -234,15 +236,14 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
         else:
             await tier.revoke(bot_id, credential)
 
-    pb_grpc.add_AuthorServiceServicer_to_server(
-        AuthorService(settings, store, gate, revoke, Challenges(), BotViews()), server
-    )
     stopped = asyncio.Event()
-    pb_grpc.add_RefereeServiceServicer_to_server(
-        RefereeService(
-            settings, store, manager, gate, None if placer is None else placer.start, stopped
-        ),
-        server,
+    referee_service = RefereeService(
+        settings, store, manager, gate, None if placer is None else placer.start, stopped
+    )
+    pb_grpc.add_RefereeServiceServicer_to_server(referee_service, server)
+    challenges = Challenges(store, gate, manager, referee_service)
+    pb_grpc.add_AuthorServiceServicer_to_server(
+        AuthorService(settings, store, gate, revoke, challenges, BotViews()), server
     )
     health_servicer = AsyncHealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

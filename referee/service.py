@@ -12,6 +12,7 @@ import grpc
 
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
+from ladder import authors
 from ladder.records import MatchStatus
 from ladder.store import (
     Conflict,
@@ -239,6 +240,16 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
         self, request: pb.StartMatchRequest, context: grpc.aio.ServicerContext[object, object]
     ) -> pb.Match:
         await self._gate.require_admin(context)
+        return await self.message(await self.start(request, context))
+
+    async def start(
+        self,
+        request: pb.StartMatchRequest,
+        context: grpc.aio.ServicerContext[object, object],
+        challenger: str | None = None,
+    ) -> Match:
+        """Start the match `request` asks for, or find it by its id, with StartMatch's
+        checks and refusals; `challenger`: the author whose challenge it is (unrated)."""
         if not request.match_id or len(request.match_id) > 64:
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT, "match_id must be 1..64 characters"
@@ -259,16 +270,29 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
             options=options,
             duplicate=request.duplicate,
             deadline_ms=request.deadline_ms or self._settings.default_deadline_ms,
+            challenger=challenger,
         )
         try:
-            match = await self._start(match_request)
+            return await self._start(match_request)
         except Unavailable as error:
             await context.abort(grpc.StatusCode.UNAVAILABLE, brief(str(error)))
         except BadMatch as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(str(error)))
         except Conflict as error:
             await context.abort(grpc.StatusCode.ALREADY_EXISTS, brief(str(error)))
-        return wire_results.match_message(match)
+        except QuotaExceeded as error:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, brief(str(error)))
+        raise AssertionError("abort returns only by raising")
+
+    async def message(self, match: Match) -> pb.Match:
+        """The match as a message; a challenge's names the challenging author."""
+        challenger = ""
+        if match.request.challenger is not None:
+            author = await asyncio.to_thread(
+                authors.find_author, self._store, match.request.challenger
+            )
+            challenger = author.name
+        return wire_results.match_message(match, challenger)
 
     async def GetMatch(
         self, request: pb.GetMatchRequest, context: grpc.aio.ServicerContext[object, object]
@@ -276,16 +300,14 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
         await self._gate.bound(self._reads, context, "match reads")
         try:
             if request.wait:
-                match = await self._wait(request.match_id, context)
+                match = await self.wait(request.match_id, context)
             else:
                 match = await asyncio.to_thread(self._store.match, request.match_id)
         except NotFound as error:
             await context.abort(grpc.StatusCode.NOT_FOUND, brief(str(error)))
-        return wire_results.match_message(match)
+        return await self.message(match)
 
-    async def _wait(
-        self, match_id: str, context: grpc.aio.ServicerContext[object, object]
-    ) -> Match:
+    async def wait(self, match_id: str, context: grpc.aio.ServicerContext[object, object]) -> Match:
         """The match once it no longer runs.
 
         A wait still open when a shutdown has stopped this referee's matches is for a

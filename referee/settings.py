@@ -109,6 +109,22 @@ class RefereeSettings:
         "no bound",
         parse=int,
     )
+    challenges_per_hour: int = setting(
+        30,
+        env="CHALLENGES_PER_HOUR",
+        flag="--challenges-per-hour",
+        help="challenges one author may ask for in an hour (the hour begins with the first); "
+        "beyond it Challenge fails RESOURCE_EXHAUSTED with the reset time; 0 for no bound",
+        parse=int,
+    )
+    challenges_at_once: int = setting(
+        4,
+        env="CHALLENGES_AT_ONCE",
+        flag="--challenges-at-once",
+        help="challenge matches of one author running at once; beyond it Challenge fails "
+        "RESOURCE_EXHAUSTED until one ends; 0 for no bound",
+        parse=int,
+    )
     signups_per_minute: int = setting(
         5,
         env="SIGNUPS_PER_MINUTE",
@@ -317,6 +333,8 @@ class RefereeSettings:
                 self.signups_per_minute,
                 self.names_per_author,
                 self.versions_per_name_per_day,
+                self.challenges_per_hour,
+                self.challenges_at_once,
                 self.reads_per_minute,
             )
             < 0

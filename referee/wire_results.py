@@ -264,8 +264,9 @@ def _int64_or_zero(seed: int) -> int:
     return seed if seed < 2**63 else 0
 
 
-def match_message(match: Match) -> pb.Match:
-    """A stored match as a message: the seed's commitment always, the seed once finished."""
+def match_message(match: Match, challenger: str = "") -> pb.Match:
+    """A stored match as a message: the seed's commitment always, the seed once finished;
+    for a challenge (unrated), `challenger` is the challenging author's name."""
     message = pb.Match(
         match_id=match.request.id,
         status=match.status,
@@ -273,6 +274,8 @@ def match_message(match: Match) -> pb.Match:
         bot_ids=match.request.bot_ids,
         reason=match.reason,
         seed_commitment=match.seed_commitment,
+        challenge=match.request.challenger is not None,
+        challenger=challenger,
     )
     if match.status == MatchStatus.FINISHED:
         message.seed_decimal = str(match.seed)

@@ -14,7 +14,8 @@
   empty, enqueue `play_match` again for running tournaments' matches that
   are neither recorded nor playing, planned more than ARENA_SWEEP_AGE_S ago
   (their tasks were lost, e.g. by a broker restarted without its data), and
-  `finish_tournament` for complete ones.
+  `finish_tournament` for complete ones. First, whatever the queue, it
+  records the finished challenges that their referee failed to record.
 
 Transient failures (the referee unreachable or slow, a database error, a
 match aborted by a dying referee) are retried with exponential back-off, a
@@ -228,6 +229,9 @@ def queue_length(app: ArenaCelery) -> int | None:
 
 def sweep(app: ArenaCelery) -> list[str]:
     """Enqueue again the matches whose tasks were lost (only when the queue is empty)."""
+    recorded = recording.record_challenges(app.resources().store)
+    if recorded:
+        log.warning("sweep: recorded %d challenges left unrecorded: %s", len(recorded), recorded)
     if queue_length(app) != 0:
         return []
     planned_before = datetime.now(UTC) - timedelta(seconds=app.settings.sweep_age_s)

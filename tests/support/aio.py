@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -55,17 +55,20 @@ async def tiers(
 
 @asynccontextmanager
 async def replicas(
-    workdir: Path, redis: RedisServer, *names: str, **settings: Any
+    workdir: Path, redis: RedisServer, *names: str, hosts: Sequence[str] = (), **settings: Any
 ) -> AsyncIterator[list[Referee]]:
     """Referee servers (`referee.server.start`) named `names`, on one database in `workdir`
-    and one relay on `redis`, with `settings` besides; stopped afterwards."""
+    and one relay on `redis`, with `settings` besides; stopped afterwards. Replica i
+    listens on `hosts[i]` (another loopback address is another client address), else
+    on 127.0.0.1."""
     started = []
     try:
-        for name in names:
+        for index, name in enumerate(names):
+            host = hosts[index] if index < len(hosts) else "127.0.0.1"
             started.append(
                 await start(
                     RefereeSettings(
-                        listen="127.0.0.1:0",
+                        listen=f"{host}:0",
                         database_url=f"sqlite:///{workdir / 'arena.db'}",
                         metrics_port=None,
                         relay_url=redis.url,

@@ -1,0 +1,351 @@
+"""Challenges on a tier of two referee replicas (one database, one relay on a Redis of
+the test's own), replica a on 127.0.0.1 and b on 127.0.0.2 (two client addresses), with
+real bots over gRPC: an author challenges another's bots and gets an unrated result;
+the refusals each name what is wrong; the quotas count per author whatever the address.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from pathlib import Path
+
+import grpc
+from sqlalchemy import select
+
+import bots
+from bots.sdk import BotRunner
+from cardarena_api.v1 import arena_pb2 as pb
+from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
+from ladder import recording
+from ladder.models import AuthorRow, MatchRow, RatingHistoryRow, RatingRow, ResultRow
+from ladder.store import Store
+from referee.server import Referee
+from tests.faults.test_authors import auth, code_of, refusal
+from tests.support.aio import eventually, replicas, run
+from tests.support.processes import ARENA
+from tests.support.services import RedisServer
+
+ADMIN = "challenges-admin-token"
+S = grpc.StatusCode
+
+
+def tier(
+    tmp_path: Path, redis: RedisServer, **settings: int
+) -> AbstractAsyncContextManager[list[Referee]]:
+    """Replicas a (127.0.0.1) and b (127.0.0.2), open sign-up, an admin token."""
+    return replicas(
+        tmp_path,
+        redis,
+        "a",
+        "b",
+        hosts=("127.0.0.1", "127.0.0.2"),
+        admin_token=ADMIN,
+        signup_mode="open",
+        **settings,
+    )
+
+
+def address(referee: Referee) -> str:
+    return f"{referee.settings.listen.rsplit(':', 1)[0]}:{referee.port}"
+
+
+class Client:
+    """The stubs of one replica, from its own client address."""
+
+    def __init__(self, referee: Referee) -> None:
+        self.address = address(referee)
+        self.channel = grpc.aio.insecure_channel(self.address)
+        self.authors = pb_grpc.AuthorServiceStub(self.channel)
+        self.bots = pb_grpc.BotServiceStub(self.channel)
+        self.matches = pb_grpc.RefereeServiceStub(self.channel)
+
+    async def sign_up(self, name: str) -> str:
+        reply = await self.authors.CreateAuthor(pb.CreateAuthorRequest(name=name), timeout=10)
+        return str(reply.token)
+
+    async def register(self, name: str, token: str, game: str) -> tuple[str, str]:
+        request = pb.RegisterRequest(name=name, version="1", games=[game])
+        reply = await self.bots.Register(request, metadata=auth(token), timeout=10)
+        return reply.bot_id, reply.token
+
+    def challenge(
+        self, token: str, bot: str, opponents: list[str], game: str, **fields: object
+    ) -> grpc.aio.UnaryUnaryCall[pb.ChallengeRequest, pb.Match]:
+        request = pb.ChallengeRequest(bot=bot, opponents=opponents, game=game, **fields)  # type: ignore[arg-type]
+        return self.authors.Challenge(request, metadata=auth(token), timeout=60)
+
+
+@asynccontextmanager
+async def playing(*runs: tuple[str, str]) -> AsyncIterator[None]:
+    """Random bots playing with these (address, token)s until the block ends."""
+    runners = [BotRunner(bots.load("random"), where, token, 4) for where, token in runs]
+    tasks = [asyncio.create_task(runner.run(max_backoff_s=0.5)) for runner in runners]
+    try:
+        yield
+    finally:
+        for runner in runners:
+            runner.stop()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+class GatedBot:
+    """A bot's session that answers nothing until `gate` is set: its matches keep running."""
+
+    def __init__(self, where: str, token: str) -> None:
+        self.gate = asyncio.Event()
+        self._where, self._token = where, token
+        self.task = asyncio.create_task(self._run())
+
+    async def _run(self) -> None:
+        async with grpc.aio.insecure_channel(self._where) as channel:
+            stream = pb_grpc.BotServiceStub(channel).Session(metadata=auth(self._token))  # type: ignore[call-arg]
+            await stream.write(pb.BotMessage(hello=pb.Hello(capacity=4)))
+            while (message := await stream.read()) is not grpc.aio.EOF:
+                assert isinstance(message, pb.RefereeMessage)
+                if message.WhichOneof("kind") == "act":
+                    await self.gate.wait()
+                    answer = pb.Answer(request_id=message.act.request_id, index=0)
+                    await stream.write(pb.BotMessage(answer=answer))
+
+
+async def online(client: Client, *bot_ids: str) -> None:
+    async def listed() -> bool:
+        reply = await client.matches.ListSessions(
+            pb.ListSessionsRequest(), metadata=auth(ADMIN), timeout=10
+        )
+        return set(bot_ids) <= {s.bot_id for s in reply.sessions}
+
+    await eventually(listed, f"bots {bot_ids} online", 30)
+
+
+def arena(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*ARENA, *argv], capture_output=True, text=True, timeout=120)
+
+
+def test_an_author_challenges_another_authors_bots_unrated(
+    tmp_path: Path, redis_server: RedisServer
+) -> None:
+    """Author two challenges alice (author one's) with its bot: an unrated result, recorded
+    with the challenger, every rating as it was; asked again, the same match. Refused,
+    each in one line naming it: a bot that does not accept challenges, an offline bot,
+    another author's bot as the challenger, a bot token, no token; SetBot of another
+    author's name. Then `arena challenge --json` says "rated": false."""
+
+    async def test() -> None:
+        async with tier(tmp_path, redis_server) as (ref_a, ref_b):
+            a, b = Client(ref_a), Client(ref_b)
+            one, two = await a.sign_up("one"), await b.sign_up("two")
+            alice, alice_token = await a.register("alice", one, "golden10")
+            carol, carol_token = await a.register("carol", one, "golden10")
+            await a.register("ghost", one, "golden10")
+            bolt, bolt_token = await b.register("bolt", two, "golden10")
+            dash, dash_token = await b.register("dash", two, "golden10")
+            store = ref_a.store
+            off = pb.SetBotRequest(bot="CAROL", challenges=False)
+            reply = await a.authors.SetBot(off, metadata=auth(one), timeout=10)
+            assert (reply.name, reply.challenges) == ("carol", False)
+            said = await refusal(
+                b.authors.SetBot(off, metadata=auth(two), timeout=10), S.PERMISSION_DENIED
+            )
+            assert "belongs to the author 'one'" in said, said
+            runs = [(a.address, alice_token), (b.address, bolt_token), (a.address, dash_token)]
+            async with playing(*runs, (b.address, carol_token)):
+                await online(a, alice, bolt, dash, carol)
+                # A rated match first: alice, bolt and dash have ratings to keep.
+                rated = pb.StartMatchRequest(
+                    match_id="rated", game="golden10", players=3, bot_ids=[alice, bolt, dash]
+                )
+                await a.matches.StartMatch(rated, metadata=auth(ADMIN), timeout=30)
+                await a.matches.GetMatch(pb.GetMatchRequest(match_id="rated", wait=True))
+                await asyncio.to_thread(recording.record_match, store, "rated")
+                before = await asyncio.to_thread(ratings, store)
+                assert len(before) == 3
+
+                match = await b.challenge(
+                    two, "bolt", ["alice", "dash"], "golden10", challenge_id="first", wait=True
+                )
+                assert match.status == "finished", match
+                assert (match.challenge, match.challenger) == (True, "two")
+                assert match.match_id.startswith("ch-") and match.match_id.endswith("-first")
+                seen = await a.matches.GetMatch(pb.GetMatchRequest(match_id=match.match_id))
+                assert (seen.challenge, seen.challenger) == (True, "two")
+
+                async def recorded() -> list[ResultRow]:
+                    return await asyncio.to_thread(results, store, match.match_id)
+
+                rows = await eventually(recorded, "the challenge recorded", 30)
+                assert sorted(row.bot_id for row in rows) == sorted([alice, bolt, dash])
+                assert all(row.practice for row in rows)
+                assert await asyncio.to_thread(ratings, store) == before
+                assert await asyncio.to_thread(challenger_of, store, match.match_id) == "two"
+                hour = await asyncio.to_thread(counters, store, "two")
+                again = await a.challenge(
+                    two, "bolt", ["alice", "dash"], "golden10", challenge_id="first"
+                )
+                assert again.match_id == match.match_id and again.status == "finished"
+                assert await asyncio.to_thread(counters, store, "two") == hour
+
+                # Refusals, each naming what is wrong.
+                for opponents, code, words in (
+                    (["alice", "carol"], S.FAILED_PRECONDITION, "bot carol does not accept"),
+                    (["alice", "ghost"], S.FAILED_PRECONDITION, "bot ghost is offline"),
+                    (["alice", "nobody"], S.NOT_FOUND, "no bot 'nobody'"),
+                ):
+                    call = a.challenge(two, "bolt", opponents, "golden10")
+                    said = await refusal(call, code)
+                    assert words in said, said
+                # carol refuses other authors, not her own: one's alice may challenge her.
+                own = await a.challenge(one, "alice", ["carol", "bolt"], "golden10", wait=True)
+                assert own.status == "finished" and own.challenger == "one"
+                said = await refusal(
+                    b.challenge(two, "alice", ["bolt", "dash"], "golden10"), S.PERMISSION_DENIED
+                )
+                assert "bot alice belongs to the author 'one'" in said, said
+                said = await refusal(
+                    b.challenge(bolt_token, "bolt", ["alice", "dash"], "golden10"),
+                    S.PERMISSION_DENIED,
+                )
+                assert "Challenge needs an author's token or the admin token" in said, said
+                assert "a bot's token" in said, said
+                no_token = b.authors.Challenge(
+                    pb.ChallengeRequest(bot="bolt", opponents=["alice"], game="goof"), timeout=10
+                )
+                assert await code_of(no_token) == S.UNAUTHENTICATED
+                assert await asyncio.to_thread(ratings, store) == before
+
+                printed = await asyncio.to_thread(
+                    arena,
+                    "challenge", "dash", "--vs", "alice,bolt", "--game", "golden10",
+                    "--id", "by-cli", "--json", "--referee", b.address,
+                    "--author-token", two,
+                )  # fmt: skip
+                assert printed.returncode == 0, printed.stderr
+                data = json.loads(printed.stdout)
+                assert (data["rated"], data["challenge"], data["challenger"]) == (
+                    False,
+                    True,
+                    "two",
+                )
+                assert data["status"] == "finished" and data["names"] == ["dash", "alice", "bolt"]
+                assert data["match_id"].endswith("-by-cli")
+                assert await asyncio.to_thread(ratings, store) == before
+            for client in (a, b):
+                await client.channel.close()
+
+    run(test, 240)
+
+
+def test_quotas_count_per_author_across_addresses_and_say_when_they_free_up(
+    tmp_path: Path, redis_server: RedisServer
+) -> None:
+    """2 challenge matches at once and 3 challenges an hour, asked alternately through
+    two addresses: the third running one is refused until one ends, the fourth of the
+    hour names its reset (and `arena challenge` prints that line); asking again for a
+    challenge costs nothing; the admin is exempt."""
+
+    async def test() -> None:
+        async with tier(tmp_path, redis_server, challenges_per_hour=3, challenges_at_once=2) as (
+            ref_a,
+            ref_b,
+        ):
+            a, b = Client(ref_a), Client(ref_b)
+            busy, other = await a.sign_up("busy"), await b.sign_up("other")
+            slow, slow_token = await a.register("slow", busy, "goof")
+            pal, pal_token = await b.register("pal", other, "goof")
+            gated = GatedBot(a.address, slow_token)
+            async with playing((b.address, pal_token)):
+                await online(a, slow, pal)
+                # Running (the gated bot answers nothing yet): 2 at once, from two addresses.
+                slowly = {"deadline_ms": 60000}
+                c1 = await a.challenge(busy, "slow", ["pal"], "goof", challenge_id="c1", **slowly)
+                c2 = await b.challenge(busy, "slow", ["pal"], "goof", challenge_id="c2", **slowly)
+                assert c1.status == c2.status == "running"
+                for client in (a, b):
+                    said = await refusal(
+                        client.challenge(busy, "slow", ["pal"], "goof", challenge_id="c3"),
+                        S.RESOURCE_EXHAUSTED,
+                    )
+                    assert said == (
+                        "the quota 'challenge matches per author at once' (2) is used up; it "
+                        "frees up when one of the author's challenges ends"
+                    ), said
+                # Asked again, a running challenge is answered as it is.
+                again = await b.challenge(
+                    busy, "slow", ["pal"], "goof", challenge_id="c1", **slowly
+                )
+                assert again.match_id == c1.match_id
+                # The admin (the operator) has no quota.
+                by_admin = await b.challenge(ADMIN, "slow", ["pal"], "goof", **slowly)
+                assert by_admin.status == "running" and by_admin.challenger == "operator"
+                gated.gate.set()
+                for match in (c1, c2, by_admin):
+                    ended = await a.matches.GetMatch(
+                        pb.GetMatchRequest(match_id=match.match_id, wait=True), timeout=60
+                    )
+                    assert ended.status == "finished", ended
+                third = await b.challenge(busy, "slow", ["pal"], "goof", challenge_id="c3")
+                assert third.status in ("running", "finished")
+                said = await refusal(
+                    a.challenge(busy, "slow", ["pal"], "goof", challenge_id="c4"),
+                    S.RESOURCE_EXHAUSTED,
+                )
+                assert said.startswith(
+                    "the quota 'challenges per author per hour' (3) is used up; it resets at 20"
+                ), said
+                printed = await asyncio.to_thread(
+                    arena,
+                    "challenge", "slow", "--vs", "pal", "--game", "goof", "--id", "c5",
+                    "--referee", b.address, "--author-token", busy,
+                )  # fmt: skip
+                assert printed.returncode == 1 and printed.stderr.count("\n") == 1, printed
+                assert (
+                    "RESOURCE_EXHAUSTED: the quota 'challenges per author per hour' (3)"
+                    in printed.stderr
+                ), printed.stderr
+                # What exists is still answered, free.
+                found = await a.challenge(
+                    busy, "slow", ["pal"], "goof", challenge_id="c2", **slowly
+                )
+                assert found.match_id == c2.match_id
+            gated.task.cancel()
+            for client in (a, b):
+                await client.channel.close()
+
+    run(test, 240)
+
+
+# What the store says ----------------------------------------------------------
+
+
+def ratings(store: Store) -> dict[str, tuple[float, int, int]]:
+    """Each bot's rating, games rated and rating changes."""
+    with store.session() as session:
+        history = session.scalars(select(RatingHistoryRow.bot_id)).all()
+        return {
+            row.bot_id: (row.rating, row.games, history.count(row.bot_id))
+            for row in session.scalars(select(RatingRow))
+        }
+
+
+def results(store: Store, match_id: str) -> list[ResultRow]:
+    with store.session() as session:
+        return list(session.scalars(select(ResultRow).where(ResultRow.match_id == match_id)))
+
+
+def challenger_of(store: Store, match_id: str) -> str:
+    with store.session() as session:
+        row = session.get(MatchRow, match_id)
+        assert row is not None and row.challenger_id is not None
+        author = session.get(AuthorRow, row.challenger_id)
+        assert author is not None
+        return author.name
+
+
+def counters(store: Store, name: str) -> tuple[int, int]:
+    with store.session() as session:
+        row = session.scalars(select(AuthorRow).where(AuthorRow.name == name)).one()
+        return row.challenges_hour, row.challenges_running
