@@ -6,6 +6,7 @@ writes are in `ladder.tournaments`, `ladder.recording` and `ladder.tables`.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -16,6 +17,7 @@ from sqlalchemy.orm import Session
 from ladder.models import (
     BotRow,
     LadderRow,
+    MatchRow,
     RatingHistoryRow,
     RatingRow,
     ResultRow,
@@ -168,6 +170,8 @@ class MatchLine:
     scores: list[int]
     ranks: list[int]
     recorded_at: datetime
+    challenger_id: str | None = None
+    """The author who asked for it as a challenge (unrated); None for a rated match."""
 
 
 def ladder_id(game: str, players: int) -> str:
@@ -207,6 +211,18 @@ def bot_lines(store: Store, *, retired: bool = False) -> list[BotLine]:
         if not retired:
             query = query.where(BotRow.retired_at.is_(None))
         return [_bot_line(row, now) for row in session.scalars(query)]
+
+
+def bot_lines_named(store: Store, names: Collection[str]) -> list[BotLine]:
+    """Every version (retired ones too) of these exact names, by name then newest first."""
+    now = utcnow()
+    with store.session() as session:
+        rows = session.scalars(
+            select(BotRow)
+            .where(BotRow.name.in_(set(names)))
+            .order_by(BotRow.name, BotRow.created_at.desc())
+        )
+        return [_bot_line(row, now) for row in rows]
 
 
 def bot_line(store: Store, bot_id: str) -> BotLine:
@@ -265,15 +281,21 @@ def standings(store: Store, ladder: str) -> list[Standing]:
 
 
 def in_practice(store: Store, ladder: str) -> list[PracticeLine]:
-    """The ladder's bots with practice matches and no rating yet, most played first."""
+    """The ladder's bots with practice matches and no rating yet, most played first.
+
+    A challenge is recorded as practice too (rating nobody), but it is no ladder
+    match: it puts nobody in practice (see `ladder.challenges`).
+    """
     with store.session() as session:
         rated = select(RatingRow.bot_id).where(RatingRow.ladder_id == ladder)
         rows = session.execute(
             select(BotRow, func.count())
             .join(ResultRow, ResultRow.bot_id == BotRow.id)
+            .join(MatchRow, MatchRow.id == ResultRow.match_id)
             .where(
                 ResultRow.ladder_id == ladder,
                 ResultRow.practice.is_(True),
+                MatchRow.challenger_id.is_(None),
                 BotRow.retired_at.is_(None),
                 BotRow.id.not_in(rated),
             )
@@ -300,10 +322,17 @@ def bot_history(store: Store, bot_id: str) -> list[HistoryPoint]:
 
 def recent_matches(store: Store, bot_id: str | None = None, limit: int = 20) -> list[MatchLine]:
     """Recorded matches, newest first; only the bot's when `bot_id` is given."""
+    return matches_of(store, None if bot_id is None else [bot_id], limit)
+
+
+def matches_of(
+    store: Store, bot_ids: Collection[str] | None = None, limit: int = 20
+) -> list[MatchLine]:
+    """Recorded matches, newest first; only those that one of `bot_ids` played, if given."""
     with store.session() as session:
         ids = select(ResultRow.match_id).group_by(ResultRow.match_id)
-        if bot_id is not None:
-            ids = ids.where(ResultRow.bot_id == bot_id)
+        if bot_ids is not None:
+            ids = ids.where(ResultRow.bot_id.in_(set(bot_ids)))
         newest = (
             ids.add_columns(func.max(ResultRow.recorded_at).label("at"))
             .order_by(func.max(ResultRow.recorded_at).desc())
@@ -313,6 +342,11 @@ def recent_matches(store: Store, bot_id: str | None = None, limit: int = 20) -> 
         rows = session.scalars(
             select(ResultRow).where(ResultRow.match_id.in_(match_ids)).order_by(ResultRow.entry)
         ).all()
+        challengers = dict(
+            session.execute(
+                select(MatchRow.id, MatchRow.challenger_id).where(MatchRow.id.in_(match_ids))
+            ).all()
+        )
         lines = []
         for match_id in match_ids:
             entries = [row for row in rows if row.match_id == match_id]
@@ -326,6 +360,7 @@ def recent_matches(store: Store, bot_id: str | None = None, limit: int = 20) -> 
                     scores=[row.score for row in entries],
                     ranks=[row.rank for row in entries],
                     recorded_at=first.recorded_at,
+                    challenger_id=challengers.get(match_id),
                 )
             )
         return lines

@@ -1,7 +1,7 @@
 """The standings web app: HTML pages and a JSON API over the same data.
 
 `create_app(store)` builds a FastAPI app; nothing is created at import time.
-Pages: `/` (standings of every ladder), `/bots/{bot_id}`, `/tournaments`,
+Pages: `/` (standings of every ladder), `/bots/{bot_id}`, `/authors/{name}`, `/tournaments`,
 `/tournaments/{id}`, `/matches/{match_id}` (result and replay viewer).
 JSON under `/api/...` (described at `/openapi.json`, rate-bounded per client
 address), Prometheus metrics at `/metrics`, liveness at `/healthz`. Every
@@ -28,10 +28,11 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ladder import queries
 from ladder.store import Store
-from ladder.web import live, views
+from ladder.web import author_views, live, views
 from ladder.web.charts import Point, interval_bar, interval_scale, line_chart
 from ladder.web.metrics import MetricsMiddleware, WebMetrics
 from ladder.web.schemas import (
+    AuthorPageOut,
     BotPageOut,
     ErrorOut,
     FramesOut,
@@ -203,6 +204,10 @@ def create_app(
             )
         return page(request, "bot.html", data=data, charts=charts)
 
+    @app.get("/authors/{name}", response_class=HTMLResponse, include_in_schema=False)
+    def author_page(request: Request, name: str) -> HTMLResponse:
+        return page(request, "author.html", data=author_views.author_page(store, name))
+
     @app.get("/tournaments", response_class=HTMLResponse, include_in_schema=False)
     def tournaments_page(request: Request) -> HTMLResponse:
         data = views.tournaments(store)
@@ -255,6 +260,14 @@ def create_app(
     def api_bot(bot_id: str) -> BotPageOut:
         """A bot (by id, name or name@version): ratings, rating history, recent matches."""
         return views.bot_page(store, bot_id)
+
+    @app.get(
+        "/api/authors/{name}", response_model=AuthorPageOut, responses=ERRORS, tags=["authors"]
+    )
+    def api_author(name: str) -> AuthorPageOut:
+        """An author (by name, any spelling of it, or id): its bots with their versions and
+        ratings, and the recent matches they played."""
+        return author_views.author_page(store, name)
 
     @app.get("/api/tournaments", response_model=TournamentsOut, tags=["tournaments"])
     def api_tournaments() -> TournamentsOut:

@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from ladder.author_queries import RECENT_MATCHES
 from ladder.queries import PROVISIONAL_GAMES
 
 
@@ -97,7 +98,19 @@ class BotRatingOut(BaseModel):
     )
 
 
-class MatchLineOut(BaseModel):
+class MatchKindOut(BaseModel):
+    """Whether a match is rated, or a challenge (and whose)."""
+
+    rated: bool = Field(
+        description="false for a challenge: it is recorded with its replay and rates nobody"
+    )
+    challenge: bool = Field(description="asked for by an author as a challenge (unrated)")
+    challenger: str | None = Field(
+        description="the name of the author who asked for the challenge; null when rated"
+    )
+
+
+class MatchLineOut(MatchKindOut):
     """A recorded match: per entry, the bot, its total score and rank."""
 
     match_id: str
@@ -112,14 +125,52 @@ class MatchLineOut(BaseModel):
 
 
 class BotPageOut(BaseModel):
-    """A bot's page: its ratings, rating history, recent matches and conduct."""
+    """A bot's page: its author, ratings, rating history, recent matches and conduct."""
 
     bot: BotOut
+    author: str | None = Field(
+        description="the name of the author who owns the bot's name (its page: /authors/NAME)"
+    )
     ratings: list[BotRatingOut]
     history: list[HistoryPointOut]
     matches: list[MatchLineOut]
     strikes: int = Field(description="strikes in all its recorded matches")
     forfeits: int = Field(description="recorded matches it forfeited")
+    provisional_games: int = Field(
+        description="a rating is provisional until its bot has played this many rated games"
+    )
+
+
+class AuthorOut(BaseModel):
+    """An author: a person or team who owns bot names."""
+
+    id: str
+    name: str
+    created_at: datetime
+
+
+class AuthorVersionOut(BotOut):
+    """A version of one of an author's bots, with its live rating on each ladder."""
+
+    ratings: list[BotRatingOut]
+
+
+class AuthorBotOut(BaseModel):
+    """A bot name an author owns, with every version of it, newest first."""
+
+    name: str
+    accepts_challenges: bool = Field(description="whether other authors may challenge it")
+    versions: list[AuthorVersionOut]
+
+
+class AuthorPageOut(BaseModel):
+    """An author's page: its bots, their ratings, and the recent matches they played."""
+
+    author: AuthorOut
+    bots: list[AuthorBotOut] = Field(description="by name")
+    matches: list[MatchLineOut] = Field(
+        description=f"recorded, newest first; at most {RECENT_MATCHES}"
+    )
     provisional_games: int = Field(
         description="a rating is provisional until its bot has played this many rated games"
     )
@@ -216,7 +267,7 @@ class EntryOut(BaseModel):
     strikes: int
 
 
-class MatchOut(BaseModel):
+class MatchOut(MatchKindOut):
     """A match as stored by the referee, with its result once finished."""
 
     match_id: str

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from sqlalchemy import func, select
 
 import games
-from ladder import queries
+from ladder import author_queries, queries
 from ladder.models import BotRow, MatchRow, RatingHistoryRow, RatingRow, ResultRow
 from ladder.records import MatchResult, MatchStatus
 from ladder.store import NotFound, Replay, Store
@@ -149,7 +149,7 @@ def ladders(store: Store) -> LaddersOut:
 
 
 def bot_page(store: Store, ref: str) -> BotPageOut:
-    """A bot (by id, name or name@version): ratings, history and recent matches."""
+    """A bot (by id, name or name@version): author, ratings, history and recent matches."""
     checked_id("bot", ref)
     try:
         found = queries.resolve_bot(store, ref)
@@ -158,20 +158,6 @@ def bot_page(store: Store, ref: str) -> BotPageOut:
     bot = queries.bot_line(store, found.id)
     history = queries.bot_history(store, bot.id)
     with store.session() as session:
-        first = {
-            ladder_id: before
-            for ladder_id, before in session.execute(
-                select(RatingHistoryRow.ladder_id, RatingHistoryRow.rating_before)
-                .where(RatingHistoryRow.bot_id == bot.id)
-                .where(
-                    RatingHistoryRow.id.in_(
-                        select(func.min(RatingHistoryRow.id))
-                        .where(RatingHistoryRow.bot_id == bot.id)
-                        .group_by(RatingHistoryRow.ladder_id)
-                    )
-                )
-            ).all()
-        }
         forfeits = session.scalar(
             select(func.count()).where(ResultRow.bot_id == bot.id, ResultRow.forfeit)
         )
@@ -181,56 +167,91 @@ def bot_page(store: Store, ref: str) -> BotPageOut:
                 MatchRow.id.in_(select(ResultRow.match_id).where(ResultRow.bot_id == bot.id))
             )
         )
-        live = session.scalars(
-            select(RatingRow).where(RatingRow.bot_id == bot.id).order_by(RatingRow.ladder_id)
-        ).all()
-    # A retired bot keeps its ratings but has no rank: the standings leave it out.
-    ranks = {
-        rating.ladder_id: line.rank
-        for rating in live
-        for line in queries.standings(store, rating.ladder_id)
-        if line.bot_id == bot.id
-    }
-    ratings = [
-        BotRatingOut(
-            ladder_id=rating.ladder_id,
-            rank=ranks.get(rating.ladder_id),
-            rating=rating.rating,
-            games=rating.games,
-            provisional=rating.games < queries.PROVISIONAL_GAMES,
-            start_rating=first.get(rating.ladder_id),
-        )
-        for rating in live
-    ]
     return BotPageOut(
-        bot=BotOut(
-            id=bot.id,
-            name=bot.name,
-            version=bot.version,
-            games=list(bot.games),
-            online=bot.online,
-            last_seen_at=bot.last_seen_at,
-            retired=bot.retired,
-        ),
-        ratings=ratings,
+        bot=bot_out(bot),
+        author=author_queries.author_of(store, bot.name),
+        ratings=bot_ratings(store, [bot.id])[bot.id],
         history=[
             HistoryPointOut(
                 ladder_id=p.ladder_id, match_id=p.match_id, rating=p.rating, games=p.games, at=p.at
             )
             for p in history
         ],
-        matches=match_lines(store, bot.id),
+        matches=match_lines(store, [bot.id]),
         strikes=strikes or 0,
         forfeits=forfeits or 0,
         provisional_games=queries.PROVISIONAL_GAMES,
     )
 
 
-def match_lines(store: Store, bot_id: str | None = None, limit: int = 20) -> list[MatchLineOut]:
-    """Recorded matches, newest first (only the bot's, if given)."""
-    lines = queries.recent_matches(store, bot_id, limit)
+def bot_out(bot: queries.BotLine) -> BotOut:
+    """A bot version as the API shows it."""
+    return BotOut(
+        id=bot.id,
+        name=bot.name,
+        version=bot.version,
+        games=list(bot.games),
+        online=bot.online,
+        last_seen_at=bot.last_seen_at,
+        retired=bot.retired,
+    )
+
+
+def bot_ratings(store: Store, bot_ids: list[str]) -> dict[str, list[BotRatingOut]]:
+    """Each bot's live ratings by ladder, with its rank and its rating before its first
+    recorded match there (challenges leave both alone: they write no rating)."""
+    with store.session() as session:
+        first = {
+            (bot_id, ladder_id): before
+            for bot_id, ladder_id, before in session.execute(
+                select(
+                    RatingHistoryRow.bot_id,
+                    RatingHistoryRow.ladder_id,
+                    RatingHistoryRow.rating_before,
+                ).where(
+                    RatingHistoryRow.id.in_(
+                        select(func.min(RatingHistoryRow.id))
+                        .where(RatingHistoryRow.bot_id.in_(bot_ids))
+                        .group_by(RatingHistoryRow.bot_id, RatingHistoryRow.ladder_id)
+                    )
+                )
+            ).all()
+        }
+        live = session.scalars(
+            select(RatingRow)
+            .where(RatingRow.bot_id.in_(bot_ids))
+            .order_by(RatingRow.bot_id, RatingRow.ladder_id)
+        ).all()
+    # A retired bot keeps its ratings but has no rank: the standings leave it out.
+    ranks = {
+        (line.bot_id, ladder_id): line.rank
+        for ladder_id in {rating.ladder_id for rating in live}
+        for line in queries.standings(store, ladder_id)
+    }
+    ratings: dict[str, list[BotRatingOut]] = {bot_id: [] for bot_id in bot_ids}
+    for rating in live:
+        key = (rating.bot_id, rating.ladder_id)
+        ratings[rating.bot_id].append(
+            BotRatingOut(
+                ladder_id=rating.ladder_id,
+                rank=ranks.get(key),
+                rating=rating.rating,
+                games=rating.games,
+                provisional=rating.games < queries.PROVISIONAL_GAMES,
+                start_rating=first.get(key),
+            )
+        )
+    return ratings
+
+
+def match_lines(
+    store: Store, bot_ids: list[str] | None = None, limit: int = 20
+) -> list[MatchLineOut]:
+    """Recorded matches, newest first (only those one of `bot_ids` played, if given)."""
+    lines = queries.matches_of(store, bot_ids, limit)
     refs = bot_refs(store, (b for line in lines for b in line.bots))
     results = _results(store, [line.match_id for line in lines])
+    challengers = author_queries.author_names(store, (line.challenger_id for line in lines))
     return [
         MatchLineOut(
             match_id=line.match_id,
@@ -242,9 +263,19 @@ def match_lines(store: Store, bot_id: str | None = None, limit: int = 20) -> lis
             strikes=[int(results[line.match_id].strikes.get(b, 0)) for b in line.bots],
             forfeits=[b in results[line.match_id].forfeits for b in line.bots],
             recorded_at=line.recorded_at,
+            rated=line.challenger_id is None,
+            challenge=line.challenger_id is not None,
+            challenger=_challenger(line.challenger_id, challengers),
         )
         for line in lines
     ]
+
+
+def _challenger(challenger_id: str | None, names: dict[str, str]) -> str | None:
+    """The name of the author who asked for a challenge; None for a rated match."""
+    if challenger_id is None:
+        return None
+    return names.get(challenger_id, challenger_id)  # its id, were its row ever missing
 
 
 def _results(store: Store, match_ids: list[str]) -> dict[str, MatchResult]:
@@ -376,6 +407,7 @@ def match(store: Store, match_id: str) -> MatchOut:
         )
         for index, one in enumerate(result.games if result else ())
     ]
+    challengers = author_queries.author_names(store, [request.challenger])
     return MatchOut(
         match_id=request.id,
         game=request.game,
@@ -391,6 +423,9 @@ def match(store: Store, match_id: str) -> MatchOut:
         entries=entries,
         games=played,
         replay_available=result is not None,
+        rated=request.challenger is None,
+        challenge=request.challenger is not None,
+        challenger=_challenger(request.challenger, challengers),
     )
 
 

@@ -106,6 +106,7 @@ def web_schema(web: tuple[str, Arena]) -> Any:
         ],
         "tournament_id": [arena.tournament, arena.open_tournament],
         "ladder_id": ["goodge-4p", "golden10-4p", "golden10-3p", "goof-3p"],
+        "name": ["operator", "OPERATOR", "a-operator"],  # the author of every bot there
     }
 
     @schema.hook  # type: ignore[untyped-decorator]

@@ -33,6 +33,9 @@ def test_security_headers_on_every_kind_of_response(client: TestClient, arena: A
     answers = {
         "/": 200,
         f"/bots/{arena.bots['ada']}": 200,
+        "/authors/operator": 200,
+        "/authors/nobody": 404,
+        "/api/authors/operator": 200,
         "/tournaments": 200,
         f"/tournaments/{arena.tournament}": 200,
         "/matches/goodge-1": 200,
@@ -87,6 +90,7 @@ def test_pages_have_no_inline_script_or_style(client: TestClient, arena: Arena) 
     for url in (
         "/",
         f"/bots/{arena.bots['ada']}",
+        "/authors/operator",
         "/tournaments",
         f"/tournaments/{arena.tournament}",
         "/matches/goodge-1",
