@@ -508,6 +508,22 @@ def test_browser_pages_show_settings_conduct_presence_and_legends(
                 fits_the_phone(browser)
             screenshot(browser, shots / f"bot-{name}.png", width)
 
+            # Its author's page (the operator's: it registered every bot here): each bot
+            # name with its versions and ladders, and the recent matches of them all.
+            browser.find_element(By.CSS_SELECTOR, "#b-author a.author").click()
+            wait.until(lambda d: d.current_url == served.base + "/authors/operator")
+            shown_names = browser.find_elements(By.CSS_SELECTOR, "#a-bots .author-bot")
+            assert {e.get_attribute("data-name") for e in shown_names} >= {"ada", "slip"}
+            slip_row = f'#a-bots tr[data-bot="{ids["slip"]}"]'
+            assert text(f"{slip_row} .presence") == "online"
+            assert text(f'{slip_row} .ladder-rating[data-ladder="golden10-3p"]').startswith(
+                "golden10-3p rank "
+            )
+            assert browser.find_element(By.CSS_SELECTOR, f'#a-matches tr[data-match="{clumsy}"]')
+            if width == PHONE:
+                fits_the_phone(browser)
+            screenshot(browser, shots / f"author-{name}.png", width)
+
             # A retired bot's page still answers, and says so.
             browser.get(served.base + "/bots/quits")
             assert text("#b-retired").startswith("This version is retired")
