@@ -2,7 +2,7 @@
 their ladders and their recent matches, and a challenge is marked as such on the match
 page, in every match list and in the JSON, and rates nobody.
 
-The store is filled here with real matches played by reference bots (`play_and_store`)
+On SQLite and PostgreSQL. The store is filled here with real matches played by reference bots (`play_and_store`)
 and recorded by the ladder (`recording.record_match`): two rated matches, then a
 challenge asked for by another author, recorded unrated.
 """
@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,6 +25,7 @@ from ladder.store import MatchRequest, Store
 from ladder.web import create_app
 from ladder.web.security import visible
 from tests.support.arena import play_and_store
+from tests.support.services import postgres_schema
 from tests.support.web import get_html, get_json
 
 LADDER = "golden10-3p"
@@ -57,13 +57,23 @@ def request(match_id: str, bot_ids: list[str], challenger: str | None = None) ->
     )
 
 
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def db_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path_factory.mktemp('authors') / 'arena.db'}"
+    else:
+        with postgres_schema("arena_authors_web_") as url:
+            yield url
+
+
 @pytest.fixture(scope="module")
-def filled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Filled]:
+def filled(db_url: str) -> Iterator[Filled]:
     """Author ada owns alice (versions 1, 2 and a look-alike spelling ALICE@3), author
     bea owns bob and dan, the operator owns carl. Rated: r-1 and r-2 (alice@2, bob,
     carl). Then bea's challenge c-1 (bob, alice@2, dan): dan has played nothing else."""
-    path: Path = tmp_path_factory.mktemp("authors") / "arena.db"
-    store = Store(f"sqlite:///{path}")
+    store = Store(db_url)
     ada, ada_token = authors.create_author(store, "ada-team")
     bea, bea_token = authors.create_author(store, "bea")
     bots: dict[str, str] = {}
