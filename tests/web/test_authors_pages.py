@@ -277,3 +277,17 @@ def test_author_names_with_markup_or_controls_are_harmless(filled: Filled) -> No
         client, "/matches/c-odd"
     )
     assert get_json(client, "/api/matches/c-odd")["challenger"] == odd
+
+
+def test_challenge_is_marked_while_it_is_played(filled: Filled) -> None:
+    """A running challenge's live page and JSON say so before any result exists."""
+    client, bots = filled.client, filled.bots
+    filled.store.create_match(
+        request("c-live", [bots["bob"], bots["dan"], bots["carl"]], challenger=filled.bea)
+    )
+    data = get_json(client, "/api/matches/c-live")
+    assert data["status"] == "running"
+    assert (data["rated"], data["challenge"], data["challenger"]) == (False, True, "bea")
+    page = get_html(client, "/matches/c-live")
+    assert 'id="live-panel"' in page and 'id="m-challenge"' in page
+    assert 'by <a class="challenger" href="/authors/bea">bea</a>' in page
