@@ -10,7 +10,7 @@ import uuid
 from typing import TYPE_CHECKING, Any
 
 import games
-from arena_cli.env import add_author_token, add_referee, add_rules_option
+from arena_cli.env import add_admin_token, add_author_token, add_referee, add_rules_option
 from arena_cli.match_cmd import ask_again, print_match, summary
 from ladder.records import MatchStatus
 
@@ -61,10 +61,13 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser.add_argument("--json", action="store_true", help="print the match as JSON")
     add_referee(parser)
     add_author_token(parser)
+    add_admin_token(parser)
     parser.set_defaults(run=run_challenge)
 
 
-async def challenge(address: str, token: str, request: pb.ChallengeRequest, say: bool) -> pb.Match:
+async def challenge(
+    address: str, token: str | None, request: pb.ChallengeRequest, say: bool
+) -> pb.Match:
     """Start the challenge, then (unless `request.wait` is off) wait for its match's end,
     asking again when a stopping replica says so or the match was aborted; `say`: tell
     stderr how the wait goes."""
@@ -72,7 +75,7 @@ async def challenge(address: str, token: str, request: pb.ChallengeRequest, say:
     from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
 
     wait = request.wait
-    auth = metadata(token)
+    auth = metadata(token) if token else None
     async with channel(address) as chan:
         stub = pb_grpc.AuthorServiceStub(chan)
         request.wait = False
@@ -114,8 +117,6 @@ def run_challenge(args: argparse.Namespace) -> int:
     from cardarena_api.v1 import arena_pb2 as pb
     from referee.wire_actions import option_message
 
-    if not args.author_token:
-        raise ValueError("give your author token: --author-token T or ARENA_AUTHOR_TOKEN")
     opponents = [bot.strip() for bot in args.vs.split(",") if bot.strip()]
     if not opponents:
         raise ValueError("--vs names 1 opponent or more")
@@ -135,7 +136,11 @@ def run_challenge(args: argparse.Namespace) -> int:
         wait=not args.no_wait,
     )
     try:
-        match = asyncio.run(challenge(args.referee, args.author_token, request, say=not args.json))
+        match = asyncio.run(
+            challenge(
+                args.referee, args.author_token or args.admin_token, request, say=not args.json
+            )
+        )
     except KeyboardInterrupt:
         print(
             f"stopped waiting; challenge {request.challenge_id} goes on on the referee "

@@ -638,7 +638,7 @@ class ChallengeRequest(_message.Message):
     OPTION_VALUES_FIELD_NUMBER: _builtins.int
     WAIT_FIELD_NUMBER: _builtins.int
     challenge_id: _builtins.str
-    """Chosen by the caller (1..64 letters, digits, '-' or '_'), so asking again never
+    """Chosen by the caller (1..40 letters, digits, '-' or '_'), so asking again never
     plays twice; "" has the referee draw one. The match id is derived from it.
     """
     bot: _builtins.str
