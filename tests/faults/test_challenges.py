@@ -1,5 +1,5 @@
 """Challenges on a tier of two referee replicas (one database, one relay on a Redis of
-the test's own), replica a on 127.0.0.1 and b on 127.0.0.2 (two client addresses), with
+the test's own), replica a on 127.0.0.1 and b on [::1] (two client addresses), with
 real bots over gRPC: an author challenges another's bots and gets an unrated result;
 the refusals each name what is wrong; the quotas count per author whatever the address.
 """
@@ -36,13 +36,14 @@ S = grpc.StatusCode
 def tier(
     tmp_path: Path, redis: RedisServer, **settings: int
 ) -> AbstractAsyncContextManager[list[Referee]]:
-    """Replicas a (127.0.0.1) and b (127.0.0.2), open sign-up, an admin token."""
+    """Replicas a (127.0.0.1) and b ([::1]: its clients come from another address), open
+    sign-up, an admin token."""
     return replicas(
         tmp_path,
         redis,
         "a",
         "b",
-        hosts=("127.0.0.1", "127.0.0.2"),
+        hosts=("127.0.0.1", "[::1]"),
         admin_token=ADMIN,
         signup_mode="open",
         **settings,
@@ -145,9 +146,14 @@ def test_an_author_challenges_another_authors_bots_unrated(
             bolt, bolt_token = await b.register("bolt", two, "golden10")
             dash, dash_token = await b.register("dash", two, "golden10")
             store = ref_a.store
-            off = pb.SetBotRequest(bot="CAROL", challenges=False)
-            reply = await a.authors.SetBot(off, metadata=auth(one), timeout=10)
-            assert (reply.name, reply.challenges) == ("carol", False)
+            printed = await asyncio.to_thread(
+                arena,
+                "bot", "set", "CAROL", "--challenges", "off", "--json",
+                "--referee", a.address, "--author-token", one,
+            )  # fmt: skip
+            assert printed.returncode == 0, printed.stderr
+            assert json.loads(printed.stdout) == {"name": "carol", "challenges": False}
+            off = pb.SetBotRequest(bot="carol", challenges=False)
             said = await refusal(
                 b.authors.SetBot(off, metadata=auth(two), timeout=10), S.PERMISSION_DENIED
             )
@@ -248,12 +254,12 @@ def test_quotas_count_per_author_across_addresses_and_say_when_they_free_up(
     challenge costs nothing; the admin is exempt."""
 
     async def test() -> None:
-        async with tier(tmp_path, redis_server, challenges_per_hour=3, challenges_at_once=2) as (
-            ref_a,
-            ref_b,
-        ):
+        quotas = {"challenges_per_hour": 3, "challenges_at_once": 2, "signups_per_minute": 1}
+        async with tier(tmp_path, redis_server, **quotas) as (ref_a, ref_b):
             a, b = Client(ref_a), Client(ref_b)
+            # One sign-up a minute per address: both succeed, so the two are two addresses.
             busy, other = await a.sign_up("busy"), await b.sign_up("other")
+            assert await code_of(a.sign_up("third")) == S.RESOURCE_EXHAUSTED
             slow, slow_token = await a.register("slow", busy, "goof")
             pal, pal_token = await b.register("pal", other, "goof")
             gated = GatedBot(a.address, slow_token)

@@ -59,8 +59,8 @@ async def replicas(
 ) -> AsyncIterator[list[Referee]]:
     """Referee servers (`referee.server.start`) named `names`, on one database in `workdir`
     and one relay on `redis`, with `settings` besides; stopped afterwards. Replica i
-    listens on `hosts[i]` (another loopback address is another client address), else
-    on 127.0.0.1."""
+    listens on `hosts[i]`, else on 127.0.0.1 (a client of `[::1]` comes from another
+    address than one of 127.0.0.1; one of 127.0.0.2 does not: Linux picks 127.0.0.1)."""
     started = []
     try:
         for index, name in enumerate(names):
