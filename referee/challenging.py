@@ -16,6 +16,7 @@ import secrets
 
 import grpc
 
+import games
 from cardarena_api.v1 import arena_pb2 as pb
 from ladder import authors, queries
 from ladder.models import OPERATOR_AUTHOR
@@ -82,11 +83,12 @@ class Challenges:
                 "challenge_id is 1..40 letters, digits, '-' or '_' (or empty: the referee "
                 "draws one)",
             )
-        if not request.opponents:
-            await self._gate.refuse(
-                context, grpc.StatusCode.INVALID_ARGUMENT, "name 1 opponent or more"
-            )
         refs = [request.bot, *request.opponents]
+        try:
+            # Before the bots are looked up one by one: as many as the game seats, no more.
+            games.get(request.game).check_players(len(refs))
+        except ValueError as error:
+            await self._gate.refuse(context, grpc.StatusCode.INVALID_ARGUMENT, str(error))
         bots = []
         for ref in refs:
             try:

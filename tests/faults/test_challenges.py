@@ -200,6 +200,8 @@ def test_an_author_challenges_another_authors_bots_unrated(
                     (["alice", "carol"], S.FAILED_PRECONDITION, "bot carol does not accept"),
                     (["alice", "ghost"], S.FAILED_PRECONDITION, "bot ghost is offline"),
                     (["alice", "nobody"], S.NOT_FOUND, "no bot 'nobody'"),
+                    (["alice", "alice"], S.INVALID_ARGUMENT, "a bot takes one seat"),
+                    ([], S.INVALID_ARGUMENT, "golden10 is played by 3 to 7 players, not 1"),
                 ):
                     call = a.challenge(two, "bolt", opponents, "golden10")
                     said = await refusal(call, code)
