@@ -239,7 +239,7 @@ class MatchManager:
     async def _run(self, request: MatchRequest) -> None:
         bots = list(dict.fromkeys(request.bot_ids))
         self._playing.add(request.id)
-        acquired = False
+        acquired = stored = False
         try:
             await self._seats.acquire(bots, request.id)
             acquired = True
@@ -248,6 +248,7 @@ class MatchManager:
             # The result in hand, a lost lease no longer stops the match: finish_match refuses it.
             self._playing.discard(request.id)
             await self._store_result(request.id, result, replays)
+            stored = True
             self.played += 1
             self._metrics.matches_finished.labels(request.game, MatchStatus.FINISHED).inc()
             self._metrics.forfeits.labels(request.game).inc(len(result.forfeits))
@@ -255,6 +256,9 @@ class MatchManager:
             if request.challenger is not None:
                 await self._record_challenge(request.id)
         except asyncio.CancelledError:
+            if stored:
+                # Finished and stored: a stop while a challenge is recorded aborts nothing.
+                raise
             if request.id in self._lost:
                 # The database aborted the match already, maybe another replica plays it:
                 # its row is not ours to write.
