@@ -1,5 +1,5 @@
-"""`arena bot register|token rotate|transfer|run|list|retire`: bots on a referee, and the
-registered bots."""
+"""`arena bot register|token rotate|transfer|set|matches|run|list|retire`: bots on a
+referee, and the registered bots."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 
 def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register `bot register|token|transfer|set|run|list|retire` on the `arena` parser."""
+    """Register `bot register|token|transfer|set|matches|run|list|retire` on the `arena` parser."""
     parser = commands.add_parser(
         "bot", help="register, run, list or retire bots", description="Bots and their versions."
     )
@@ -95,6 +95,29 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     add_author_token(settings)
     add_admin_token(settings)
     settings.set_defaults(run=run_set)
+
+    matches = sub.add_parser(
+        "matches",
+        help="a bot's recent matches with every strike's reason and its answer times",
+        description="Your bot's recent recorded matches, newest first: place, score, strikes "
+        "and answer times at the referee (p50, p99, slowest) per match, a challenge marked "
+        "'challenge by AUTHOR', then each strike and forfeit with its full reason on its own "
+        "line. BOT is a name (every version of it), name@version or an id. Needs the bot's "
+        "author's token or the admin token.",
+    )
+    matches.add_argument("bot", metavar="BOT", help="name, name@version or bot id")
+    matches.add_argument(
+        "--limit",
+        type=int,
+        default=20,
+        metavar="N",
+        help="matches to list (default 20, at most 200)",
+    )
+    matches.add_argument("--json", action="store_true", help="print the list as JSON")
+    add_referee(matches)
+    add_author_token(matches)
+    add_admin_token(matches)
+    matches.set_defaults(run=run_matches)
 
     play = sub.add_parser(
         "run",
@@ -170,6 +193,60 @@ def run_set(args: argparse.Namespace) -> int:
         print(json.dumps({"name": reply.name, "challenges": reply.challenges}))
     else:
         print(f"{reply.name} {'accepts' if reply.challenges else 'refuses'} challenges")
+    return 0
+
+
+def run_matches(args: argparse.Namespace) -> int:
+    """Print a bot's recent matches as its author sees them."""
+    from google.protobuf.json_format import MessageToDict
+
+    from arena_cli.author_cmd import call
+    from cardarena_api.v1 import arena_pb2 as pb
+
+    request = pb.BotMatchesRequest(bot=args.bot, limit=args.limit)
+    reply = call(args.referee, args.author_token or args.admin_token, "BotMatches", request)
+    if args.json:
+        print(
+            json.dumps(
+                [
+                    MessageToDict(
+                        line,
+                        preserving_proto_field_name=True,
+                        always_print_fields_with_no_presence=True,
+                    )
+                    for line in reply.matches
+                ]
+            )
+        )
+        return 0
+    if not reply.matches:
+        print(f"no recorded matches of {args.bot} yet")
+        return 0
+    rows = [
+        (
+            line.match_id,
+            line.game,
+            f"{line.place}/{line.players}",
+            line.score,
+            line.strikes,
+            f"{line.answer_p50_ms:.1f}",
+            f"{line.answer_p99_ms:.1f}",
+            f"{line.answer_max_ms:.1f}",
+            f"challenge by {line.challenger}" if line.challenge else "",
+        )
+        for line in reply.matches
+    ]
+    headers = ("match", "game", "place", "score", "strikes", "p50 ms", "p99 ms", "max ms", "")
+    header, *lines = table(headers, rows, right={2, 3, 4, 5, 6, 7}).splitlines()
+    print(header)
+    for text, line in zip(lines, reply.matches, strict=True):
+        print(text)
+        for strike in line.strike_events:
+            print(
+                f"    strike {strike.strikes} (game {strike.game_index}, seat {strike.seat}): {strike.reason}"
+            )
+        if line.forfeited:
+            print(f"    forfeit: {line.forfeit_reason}")
     return 0
 
 

@@ -1,4 +1,5 @@
-"""`arena match run` and `arena match verify`: play a match on a running referee, check one."""
+"""`arena match run`, `arena match verify` and `arena match watch` (arena_cli.watch_cmd):
+play a match on a running referee, check one, follow one."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import games
+from arena_cli import watch_cmd
 from arena_cli.columns import table
 from arena_cli.env import add_admin_token, add_referee, add_rules_option
 from arena_cli.progress import Advance, progress, wanted
@@ -32,7 +34,7 @@ WEB_TIMEOUT_S = 30.0
 
 
 def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register `match run` and `match verify` on the `arena` parser."""
+    """Register `match run`, `match verify` and `match watch` on the `arena` parser."""
     parser = commands.add_parser("match", help="play a match on a running referee")
     sub = parser.add_subparsers(dest="match_command", required=True, metavar="COMMAND")
     run = sub.add_parser(
@@ -96,6 +98,7 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     verify.add_argument("--json", action="store_true", help="print the verdict as JSON")
     add_referee(verify)
     verify.set_defaults(run=run_verify)
+    watch_cmd.add_parser(sub)
 
 
 class NotConnected(ValueError):

@@ -101,6 +101,12 @@ def versions(store: Store, ref: str) -> Versions:
     return Versions(bot.name, (bot.id,))
 
 
+def playing_replica(store: Store, match_id: str) -> str | None:
+    """The referee replica that holds the match now (None when nobody does)."""
+    with store.session() as session:
+        return session.scalar(select(MatchRow.owner).where(MatchRow.id == match_id))
+
+
 def percentile(ordered: Sequence[float], percent: float) -> float:
     """The nearest-rank percentile of `ordered` (sorted, not empty): the smallest value
     with at least `percent`% of the values at or below it."""

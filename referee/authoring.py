@@ -159,7 +159,10 @@ class AuthorService(pb_grpc.AuthorServiceServicer):
     ) -> pb.BotMatchesReply:
         return await self._views.bot_matches(request, context)
 
-    def WatchSeat(
+    async def WatchSeat(
         self, request: pb.WatchSeatRequest, context: Context
     ) -> AsyncIterator[pb.MatchEvent]:
-        return self._views.watch_seat(request, context)
+        # An async generator function itself: gRPC takes any other handler of a stream
+        # for a synchronous one.
+        async for event in self._views.watch_seat(request, context):
+            yield event

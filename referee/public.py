@@ -99,7 +99,7 @@ class Projector:
             self._state = self._spec.new_game(self._request.players, self._seed, self._options)
             self._step = 0
             start = _kept(event, "game_index", "seats", "seed_commitment")
-            return [start, self._view(event["game_index"])]
+            return [start, *self._views(event["game_index"])]
         if kind == EventType.ACTION or kind == EventType.TICK:
             return self._moved(event)
         if kind in PUBLIC_KEYS:
@@ -120,7 +120,12 @@ class Projector:
         else:
             state.apply(event["seat"], event["action"])
         self._step += 1
-        return [self._view(event["game_index"])]
+        return self._views(event["game_index"])
+
+    def _views(self, game_index: int) -> list[Event]:
+        """What stands for the game as it is now: the public view (a seat's own view,
+        for referee.seat_view, which follows the game with this engine copy)."""
+        return [self._view(game_index)]
 
     def _view(self, game_index: int) -> Event:
         assert self._state is not None

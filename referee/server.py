@@ -243,7 +243,10 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
     pb_grpc.add_RefereeServiceServicer_to_server(referee_service, server)
     challenges = Challenges(store, gate, manager, referee_service)
     pb_grpc.add_AuthorServiceServicer_to_server(
-        AuthorService(settings, store, gate, revoke, challenges, BotViews()), server
+        AuthorService(
+            settings, store, gate, revoke, challenges, BotViews(settings, store, gate, manager)
+        ),
+        server,
     )
     health_servicer = AsyncHealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

@@ -26,6 +26,7 @@ from ladder.records import (
 )
 from referee.channels import ActRequest
 from referee.public import VIEW
+from referee.seat_view import SEAT_VIEW
 from referee.sessions import Outgoing, Problem, Reconnect
 from referee.wire_actions import option_message
 from referee.wire_observations import (
@@ -232,6 +233,17 @@ def _view_event(event: Mapping[str, Any]) -> pb.PublicViewEvent:
     )
 
 
+def _seat_view_event(event: Mapping[str, Any]) -> pb.SeatViewEvent:
+    # The seat's own observation, typed as an Act to that seat carries it.
+    return pb.SeatViewEvent(
+        game_index=event["game_index"],
+        step=event["step"],
+        seat=event["seat"],
+        bot=event["bot"],
+        observation=observation_message(event["view"]),
+    )
+
+
 _EVENTS: dict[str, Callable[[Mapping[str, Any]], Message]] = {
     EventType.GAME_START: _game_start_event,
     EventType.ACTION: _action_event,
@@ -242,6 +254,7 @@ _EVENTS: dict[str, Callable[[Mapping[str, Any]], Message]] = {
     EventType.MATCH_END: _match_end_event,
     EventType.MATCH_ABORTED: _match_aborted_event,
     VIEW: _view_event,
+    SEAT_VIEW: _seat_view_event,
 }
 """Per event type, its typed message (the `MatchEvent.event` field named as the type)."""
 
