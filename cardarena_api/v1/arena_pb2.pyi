@@ -682,7 +682,7 @@ class BotMatchesRequest(_message.Message):
     BOT_FIELD_NUMBER: _builtins.int
     LIMIT_FIELD_NUMBER: _builtins.int
     bot: _builtins.str
-    """an id, name@version, or a name (its newest version)"""
+    """an id or name@version (that version), or a name (every version, any spelling)"""
     limit: _builtins.int
     """most recent first; 0: 20, at most 200"""
     def __init__(
@@ -809,7 +809,7 @@ class WatchSeatRequest(_message.Message):
     BOT_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     bot: _builtins.str
-    """the bot whose seats to watch: an id, name@version, or a name"""
+    """the bot whose seats to watch: an id, name@version, or a name (its version in the match)"""
     def __init__(
         self,
         *,
