@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from sqlalchemy import select
 
+from ladder import matchmaking
 from ladder.models import BotRow, LadderRow, RatingRow
 from ladder.store import MatchRequest, NotFound, Store
 
@@ -27,9 +28,10 @@ def plan_ladder_matches(
     Fair: the bots that play the ladder's game are ordered by rated games on
     this ladder, fewest first (ties broken by a seed from the ladder and
     `tick`), and taken `players` at a time into disjoint matches, each
-    seated in a seeded random order. Ids are `L<tick>-<ladder>-<k>`, where
-    `tick` names one tick (beat's task id), so a tick delivered twice asks
-    for the same matches again (the referee plays each once). The requests
+    seated in a seeded random order (`ladder.matchmaking.fewest_games_tables`).
+    Ids are `L<tick>-<ladder>-<k>`, where `tick` names one tick (beat's task
+    id), so a tick delivered twice asks for the same matches again (the
+    referee plays each once). The requests
     carry no seed: the store draws a secret one when the match is first
     stored (pairings may be public, deals never).
     `deadline_ms` 0 is the referee's default. These matches belong to no
@@ -53,18 +55,15 @@ def plan_ladder_matches(
             ).all()
         )
         game, players = ladder.game, ladder.players
-    keys = {bot: rng.random() for bot in eligible}
-    order = sorted(eligible, key=lambda bot: (played.get(bot, 0), keys[bot]))
+    tables = matchmaking.fewest_games_tables(eligible, played, players, rng)
     requests = []
-    for number, start in enumerate(range(0, len(order) - players + 1, players)):
-        group = order[start : start + players]
-        rng.shuffle(group)
+    for number, group in enumerate(tables):
         requests.append(
             MatchRequest(
                 id=f"L{tick}-{lid}-{number}",
                 game=game,
                 players=players,
-                bot_ids=tuple(group),
+                bot_ids=group,
                 seed=None,
                 options={},
                 duplicate=duplicate,

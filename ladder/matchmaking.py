@@ -1,0 +1,203 @@
+"""Who sits at which table on the continuous ladder: pure functions, no I/O.
+
+Both rules take the bots free to play now and return disjoint tables of
+`size` bot ids; the randomness comes from the `random.Random` passed in, and
+the time from the caller.
+
+`fewest_games_tables` -- the ladder's first rule (`ladder.continuous`): the
+bots with the fewest rated games first, whatever their ratings. Fair, but in
+a large field the best bots spend most of their games against bots far
+below them, which tells nobody anything.
+
+`information_tables` -- tables that teach most, as Halite II's matchmaking
+does (`python -m bench.ladder_sim` measures the difference):
+
+1. Seeds. Every free bot is a seed in turn, in this order: first the
+   overdue ones (never played, or not for `overdue_s`), longest waiting
+   first; then the others by the uncertainty of their rating, largest
+   first (a tie: longer wait first, then a key from the `random.Random`).
+   So a new or doubtful bot is placed first, and no bot waits behind them
+   for long.
+2. Fill. A seed not yet seated takes the `size - 1` unseated bots nearest
+   its rating, within its window: |rating - seed's rating| <= `window_elo`,
+   doubled for every `window_doubling_s` the seed has waited since it last
+   played, and unbounded once it is overdue. A game between bots of like
+   strength tells most about their order and wastes nobody's time on a
+   foregone result; the widening window lets an outlier, nobody's near
+   neighbour, still play every `overdue_s` or so.
+3. Authors. A table never seats two bots of one author (author None: a bot
+   of its own): of each other author only the nearest bot is a candidate.
+4. Repeats. A table equal to one of `recent` is passed over for the next
+   nearest choice of fillers (the farthest swapped first) among the nearest
+   `size - 1 + REPEAT_SPARES` candidates; only when each of those choices
+   is recent is the nearest one played again (a field as small as the
+   table has nothing else to play).
+5. Waiting. A seed whose window holds too few bots forms no table this
+   time; its bots may still be fillers of later seeds.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+
+__all__ = [
+    "REPEAT_SPARES",
+    "Candidate",
+    "MatchmakingConfig",
+    "fewest_games_tables",
+    "information_tables",
+]
+
+REPEAT_SPARES = 2
+"""Candidates beyond the table's own that may replace a filler to avoid a repeated table."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A bot free to play now.
+
+    `rating` and `uncertainty` are on the Elo scale (the uncertainty a
+    standard error); `last_played` is when its last game started, in the
+    caller's seconds (None: never); `author` is its author's id (None: a bot
+    with no author shares a table with anyone).
+    """
+
+    bot_id: str
+    rating: float
+    uncertainty: float
+    last_played: float | None
+    author: str | None = None
+
+
+@dataclass(frozen=True)
+class MatchmakingConfig:
+    """How far a table may reach in rating, and when a wait turns a bot overdue.
+
+    The defaults suit the ladder's pace: a tick every 30 s, matches of a few
+    minutes. A bot waits at most about `overdue_s` plus a match between its
+    games, so `overdue_s` of about two matches keeps every bot at half the
+    games of the busiest or more (`tests/ladder/test_matchmaking.py`).
+    """
+
+    window_elo: float = 100.0
+    window_doubling_s: float = 60.0
+    overdue_s: float = 600.0
+
+
+def fewest_games_tables(
+    eligible: Sequence[str], played: Mapping[str, int], size: int, rng: random.Random
+) -> list[tuple[str, ...]]:
+    """The ladder's first rule: fewest rated games first, `size` at a time.
+
+    `eligible` is taken in the order given (the caller sorts it, so the same
+    bots and `rng` give the same tables); `played` holds each bot's rated
+    games (missing: none). A random key per bot breaks ties of games, and
+    each table is seated in a random order; the bots left over when fewer
+    than `size` remain wait.
+    """
+    keys = {bot: rng.random() for bot in eligible}
+    order = sorted(eligible, key=lambda bot: (played.get(bot, 0), keys[bot]))
+    tables = []
+    for start in range(0, len(order) - size + 1, size):
+        group = order[start : start + size]
+        rng.shuffle(group)
+        tables.append(tuple(group))
+    return tables
+
+
+def _waited(candidate: Candidate, now: float) -> float:
+    """Seconds since the candidate last played (infinite if it never did)."""
+    return math.inf if candidate.last_played is None else now - candidate.last_played
+
+
+def _window(seed: Candidate, now: float, config: MatchmakingConfig) -> float:
+    """How far from the seed's rating its table may reach, in Elo."""
+    waited = _waited(seed, now)
+    if waited >= config.overdue_s:
+        return math.inf
+    # Capped: past 2^512 the window reaches any rating, and 2^1024 would overflow.
+    doublings = min(max(waited, 0.0) / config.window_doubling_s, 512.0)
+    return config.window_elo * math.pow(2.0, doublings)
+
+
+def _seed_order(
+    candidates: Sequence[Candidate], now: float, rng: random.Random, config: MatchmakingConfig
+) -> list[Candidate]:
+    """The candidates in the order they become seeds (rule 1 of the module's docstring)."""
+    keys = {candidate.bot_id: rng.random() for candidate in candidates}
+
+    def priority(candidate: Candidate) -> tuple[bool, float, float, float]:
+        waited = _waited(candidate, now)
+        overdue = waited >= config.overdue_s
+        first = -waited if overdue else -candidate.uncertainty
+        return not overdue, first, -waited, keys[candidate.bot_id]
+
+    return sorted(candidates, key=priority)
+
+
+def _fillers(
+    seed: Candidate,
+    unseated: Sequence[Candidate],
+    needed: int,
+    recent: Collection[frozenset[str]],
+    window: float,
+) -> tuple[Candidate, ...] | None:
+    """The seed's table mates (rules 2 to 4), nearest first; None if too few are near."""
+    pool: list[Candidate] = []
+    authors = {seed.author}
+    # `unseated` is in seed order, so a tie in distance goes to the more uncertain bot.
+    for candidate in sorted(unseated, key=lambda c: abs(c.rating - seed.rating)):
+        if abs(candidate.rating - seed.rating) > window:
+            break
+        if candidate.author is not None and candidate.author in authors:
+            continue
+        authors.add(candidate.author)
+        pool.append(candidate)
+        if len(pool) == needed + REPEAT_SPARES:
+            break
+    if len(pool) < needed:
+        return None
+    choices = list(itertools.combinations(pool, needed))
+    for choice in choices:
+        if frozenset([seed.bot_id, *(c.bot_id for c in choice)]) not in recent:
+            return choice
+    return choices[0]
+
+
+def information_tables(
+    candidates: Sequence[Candidate],
+    size: int,
+    recent: Collection[frozenset[str]],
+    now: float,
+    rng: random.Random,
+    config: MatchmakingConfig = MatchmakingConfig(),
+) -> list[tuple[str, ...]]:
+    """Disjoint tables of `size` bots that teach most (the rule of the module's docstring).
+
+    `recent` holds the tables recently played, as sets of bot ids. Each
+    table is seated in a random order, seed first before the shuffle; the
+    tables come in the order their seeds were taken.
+    """
+    if size < 2:
+        raise ValueError("a table needs at least two seats")
+    if len({candidate.bot_id for candidate in candidates}) != len(candidates):
+        raise ValueError("a bot is a candidate once")
+    order = _seed_order(candidates, now, rng, config)
+    seated: set[str] = set()
+    tables: list[tuple[str, ...]] = []
+    for seed in order:
+        if seed.bot_id in seated:
+            continue
+        unseated = [c for c in order if c.bot_id not in seated and c.bot_id != seed.bot_id]
+        fillers = _fillers(seed, unseated, size - 1, recent, _window(seed, now, config))
+        if fillers is None:
+            continue
+        table = [seed.bot_id, *(c.bot_id for c in fillers)]
+        seated.update(table)
+        rng.shuffle(table)
+        tables.append(tuple(table))
+    return tables
