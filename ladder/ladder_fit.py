@@ -1,0 +1,126 @@
+"""The ladder's standings: a Plackett-Luce fit of all its rated games, with uncertainty; pure.
+
+`fit_ladder` rates every bot of a ladder from all its games at once, on the
+Elo scale, each with a standard error. It is the tournament table's model
+(`ladder.plackett_luce`, its likelihood and optimum in
+`ladder.pl_likelihood`) with one difference: the Gaussian prior on each
+strength is the spread of the ladder's field, not only a numerical guard.
+A ladder keeps rating bots with a handful of games, and the prior then does
+what the tournament table's bounds do for a finished round robin: it keeps
+a bot that won (or lost) its few games from running off to infinity, so
+every bot has a finite rating and an uncertainty (a bot with no games: the
+field's centre, with the prior's spread).
+
+The spread is learnt from the games (empirical Bayes): each fit says how
+spread its field is (`LadderFit.field_sd`), and the next fit, after more
+results, takes that as its prior (`FIELD_SD` before the first). A fixed
+prior that was too wide for the field spread the ratings of an adaptive
+ladder out (`ladder.matchmaking.information_tables` pairs bots of like rating,
+whose games say little about the whole field's width).
+
+Why this model and not the live Elo or an online Bayesian rater (TrueSkill,
+OpenSkill's Plackett-Luce): for bots of fixed strength a fit of all the
+games uses each game with the opponents' ratings as known now, not as
+they were then; `python -m bench.ladder_sim` measures the difference.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ladder.elo import ELO_PER_NAT, ELO_START, Ranking
+from ladder.pl_likelihood import _optimum, _stages
+
+__all__ = ["FIELD_SD", "MIN_FIELD_SD", "PROVISIONAL_SE", "LadderFit", "LadderRating", "fit_ladder"]
+
+FIELD_SD = 300.0
+"""Standard deviation, in Elo, of the prior on each bot's rating: how far apart a field's
+bots are believed to be before their games say anything."""
+
+MIN_FIELD_SD = 50.0
+"""The narrowest prior `LadderFit.field_sd` gives: games among bots of like rating
+alone say little about the field's width, and an estimate that shrank with each
+fit would pull every rating to the centre."""
+
+PROVISIONAL_SE = 100.0
+"""A rating whose standard error is above this (Elo) is provisional."""
+
+
+@dataclass(frozen=True)
+class LadderRating:
+    """One bot's line: `rating` on the Elo scale (the field's mean is 1500), `se` its
+    standard error relative to that mean, `games` the games with others it played."""
+
+    rating: float
+    se: float
+    games: int
+
+    @property
+    def provisional(self) -> bool:
+        """Whether the games leave the rating too uncertain to rank the bot with confidence."""
+        return self.se > PROVISIONAL_SE
+
+
+@dataclass(frozen=True)
+class LadderFit:
+    """The result of `fit_ladder`: one `LadderRating` per bot, by bot number."""
+
+    bots: tuple[LadderRating, ...]
+    converged: bool
+
+    @property
+    def field_sd(self) -> float:
+        """The prior's spread (Elo) for the next fit: an expectation-maximisation step,
+        the root mean square over the bots of their rating's distance from 1500 and
+        its error, and never below `MIN_FIELD_SD`."""
+        if not self.bots:
+            return FIELD_SD
+        spread = sum((bot.rating - ELO_START) ** 2 + bot.se**2 for bot in self.bots)
+        return max(MIN_FIELD_SD, math.sqrt(spread / len(self.bots)))
+
+    @property
+    def ratings(self) -> list[float]:
+        """The ratings alone, by bot number."""
+        return [bot.rating for bot in self.bots]
+
+
+def fit_ladder(
+    n_bots: int, rankings: Sequence[Ranking], *, prior_sd: float = FIELD_SD
+) -> LadderFit:
+    """The posterior mode of each bot's rating from all the ladder's games, and its error.
+
+    Model: `ladder.plackett_luce`'s Plackett-Luce likelihood (ties by
+    Breslow's approximation), times an independent Gaussian prior
+    N(1500, `prior_sd`^2) on each rating, maximised over the strengths
+    summing to zero (the prior's mode has that sum anyway: the likelihood's
+    gradient sums to zero). The standard error is from the inverse of the
+    observed information (the Hessian of the penalised negative
+    log-likelihood: a Laplace approximation of the posterior) on that
+    sum-zero subspace, so it is the doubt about a bot's rating relative to
+    the field's mean. Games are taken as independent: the seat rotations of
+    a duplicate deal share their luck, which the errors do not see.
+    """
+    if n_bots < 0:
+        raise ValueError("n_bots must not be negative")
+    if not prior_sd > 0.0:
+        raise ValueError("prior_sd must be positive")
+    if n_bots < 2:
+        # One bot is its own field: it sits at the centre with no doubt.
+        games = _stages(n_bots, rankings).games
+        return LadderFit(tuple(LadderRating(ELO_START, 0.0, count) for count in games), True)
+    fit = _optimum(n_bots, rankings, (ELO_PER_NAT / prior_sd) ** 2)
+    games = fit.stages.games
+    covariance = fit.basis @ fit.inverse @ fit.basis.T
+    se = np.sqrt(np.clip(np.diag(covariance), 0.0, None)) * ELO_PER_NAT
+    ratings = ELO_START + ELO_PER_NAT * fit.theta
+    return LadderFit(
+        tuple(
+            LadderRating(float(rating), float(error), count)
+            for rating, error, count in zip(ratings, se, games, strict=True)
+        ),
+        fit.converged,
+    )
