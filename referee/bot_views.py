@@ -12,6 +12,7 @@ the call says which replica plays it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections import Counter
 from collections.abc import AsyncIterator
 
@@ -111,9 +112,10 @@ class BotViews:
             projector = SeatProjector(match.request, seated[0])
             # The full events so far, then as they happen (or, if the match has just ended,
             # as stored): each projected for the bot's seats only.
-            async for event in self._manager.watch(match_id):
-                for shown in projector.project(event):
-                    yield wire_results.event_message(shown)
+            async with contextlib.aclosing(self._manager.watch(match_id)) as events:
+                async for event in events:
+                    for shown in projector.project(event):
+                        yield wire_results.event_message(shown)
         finally:
             if watcher is not None:
                 self._watching[watcher] -= 1

@@ -379,8 +379,9 @@ class MatchManager:
         self._events.pop(match_id, None)
         self._requests.pop(match_id, None)
 
-    async def watch(self, match_id: str) -> AsyncIterator[Event]:
-        """The match's events so far, then as they happen, until it ends."""
+    async def watch(self, match_id: str) -> AsyncGenerator[Event, None]:
+        """The match's events so far, then as they happen, until it ends (or the watcher,
+        closing this generator, goes: an author's seat watch may come and go)."""
         if match_id not in self._tasks:
             match = await asyncio.to_thread(self._store.match, match_id)
             for replay in await asyncio.to_thread(self._store.replays, match_id):
@@ -391,9 +392,14 @@ class MatchManager:
         queue: asyncio.Queue[Event | None] = asyncio.Queue()
         for event in self._events.get(match_id, []):
             queue.put_nowait(event)
-        self._watchers.setdefault(match_id, []).append(queue)
-        while (event := await queue.get()) is not None:
-            yield event
+        watchers = self._watchers.setdefault(match_id, [])
+        watchers.append(queue)
+        try:
+            while (event := await queue.get()) is not None:
+                yield event
+        finally:
+            if queue in watchers:
+                watchers.remove(queue)
 
     async def watch_public(self, match_id: str) -> AsyncIterator[Event]:
         """What anyone may see of the match (referee.public): so far, then as it happens.

@@ -191,10 +191,12 @@ def test_an_author_watches_its_seat_and_reads_its_strikes(
                 # The author watches alice's seat: by the call and by the CLI, both ways.
                 watching = asyncio.create_task(watch(here, one, match_id, "ALICE"))
                 admin = asyncio.create_task(watch(here, ADMIN, match_id, alice))
-                printed = {kind: tmp_path / f"watch-{kind}.out" for kind in ("text", "json")}
+                kinds = ("text", "json", "public")
+                printed = {kind: tmp_path / f"watch-{kind}.out" for kind in kinds}
                 for kind, out in printed.items():
-                    argv = [*ARENA, "match", "watch", match_id, "--seat-of", "alice"]
-                    argv += ["--referee", here.address, "--author-token", one]
+                    argv = [*ARENA, "match", "watch", match_id, "--referee", here.address]
+                    if kind != "public":
+                        argv += ["--seat-of", "alice", "--author-token", one]
                     argv += ["--json"] if kind == "json" else []
                     with out.open("w") as file:
                         clis.append(
@@ -213,6 +215,20 @@ def test_an_author_watches_its_seat_and_reads_its_strikes(
                     )
 
                 await eventually(printing, "both CLI watches printing the seat's view", 60)
+                # A watcher that goes leaves nothing behind on the replica playing the match.
+                fed = playing.manager._watchers[match_id]
+                before = len(fed)
+                leaving = here.authors.WatchSeat(
+                    pb.WatchSeatRequest(match_id=match_id, bot="alice"), metadata=auth(one)
+                )
+                assert (await leaving.read()).type == "game_start"
+                assert len(fed) == before + 1
+                leaving.cancel()
+
+                async def left() -> bool:
+                    return len(fed) == before
+
+                await eventually(left, "the watcher that left forgotten", 30)
                 held.gate.set()
                 events = await watching
                 by_admin = await admin
@@ -237,6 +253,10 @@ def test_an_author_watches_its_seat_and_reads_its_strikes(
                 for reason in seen["reasons"]:
                     assert f": {reason}" in text, text
                 assert text.splitlines()[-1].startswith("match ends: scores"), text
+                public = printed["public"].read_text()
+                assert " step " in public and '"hand"' not in public and ": hand " not in public
+                assert not any(reason in public for reason in seen["reasons"]), public
+                assert public.splitlines()[-1] == text.splitlines()[-1], public
 
                 # Once it has ended: not running.
                 said = await refusal(watch(here, one, match_id, "alice"), S.FAILED_PRECONDITION)
