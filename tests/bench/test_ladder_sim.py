@@ -1,0 +1,35 @@
+"""bench.ladder_sim, small: its lines, and the new ladder ahead of today's at equal games."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bench import ladder_sim
+
+
+def test_lines_per_policy_and_budget(capsys: pytest.CaptureFixture[str]) -> None:
+    ladder_sim.main(["--bots", "32", "--budgets", "5,10", "--runs", "1", "--seed", "2"])
+    *lines, last = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert set(last) == {"runtime_s"}
+    assert [(line["policy"], line["games_per_bot"]) for line in lines] == [
+        (policy, budget) for policy in ladder_sim.POLICIES for budget in (5, 10)
+    ]
+    for line in lines:
+        assert set(line) == {
+            "policy",
+            "games_per_bot",
+            "kendall_tau",
+            "top10_share",
+            "mae_elo",
+            "games_to_best",
+            "runs",
+        }
+        assert -1.0 <= line["kendall_tau"] <= 1.0
+        assert 0.0 <= line["top10_share"] <= 1.0
+        assert line["mae_elo"] >= 0.0
+        assert line["games_to_best"] is None or 0 <= line["games_to_best"] <= line["games_per_bot"]
+    tau = {(line["policy"], line["games_per_bot"]): line["kendall_tau"] for line in lines}
+    for budget in (5, 10):
+        assert tau[("new", budget)] > tau[("today", budget)]
