@@ -6,10 +6,10 @@ the time from the caller.
 
 `fewest_games_tables` -- the ladder's first rule (`ladder.continuous`): the
 bots with the fewest rated games first, whatever their ratings. Fair, but in
-a large field the best bots spend most of their games against bots far
-below them, which tells nobody anything.
+a large field the best bots play many games against bots far below them,
+whose result was all but certain.
 
-`information_tables` -- tables that teach most, as Halite II's matchmaking
+`information_tables` -- tables that teach more, as Halite II's matchmaking
 does (`python -m bench.ladder_sim` measures the difference):
 
 1. Seeds. Every free bot is a seed in turn, in this order: first the
@@ -18,22 +18,22 @@ does (`python -m bench.ladder_sim` measures the difference):
    first (a tie: longer wait first, then a key from the `random.Random`).
    So a new or doubtful bot is placed first, and no bot waits behind them
    for long.
-2. Fill. A seed not yet seated takes the `size - 1` unseated bots nearest
-   its rating, within its window: |rating - seed's rating| <= `window_elo`,
-   doubled for every `window_doubling_s` the seed has waited since it last
-   played, and unbounded once it is overdue. A game between bots of like
-   strength tells most about their order and wastes nobody's time on a
-   foregone result; the widening window lets an outlier, nobody's near
-   neighbour, still play every `overdue_s` or so.
+2. Fill. A seed not yet seated draws its `size - 1` table mates at random
+   from the `NEAR * (size - 1)` unseated bots nearest its rating within its
+   window: |rating - seed's rating| <= `window_elo`, doubled for every
+   `window_doubling_s` the seed has waited since it last played, and
+   unbounded once it is overdue. A game between bots of like strength says
+   most about their order; the draw keeps the tables mixing (always the
+   very nearest would pit the same few bots against each other, and say
+   little of how they stand against the rest); the widening window lets an
+   outlier, nobody's near neighbour, still play every `overdue_s` or so.
 3. Authors. A table never seats two bots of one author (author None: a bot
    of its own): of each other author only the nearest bot is a candidate.
-4. Repeats. A table equal to one of `recent` is passed over for the next
-   nearest choice of fillers (the farthest swapped first) among the nearest
-   `size - 1 + REPEAT_SPARES` candidates; only when each of those choices
-   is recent is the nearest one played again (a field as small as the
-   table has nothing else to play).
+4. Repeats. A draw that makes a table of `recent` is passed over for
+   another from the same near bots; only when every draw is recent is one
+   played again (a field as small as the table has nothing else to play).
 5. Waiting. A seed whose window holds too few bots forms no table this
-   time; its bots may still be fillers of later seeds.
+   time; its bots may still be table mates of later seeds.
 """
 
 from __future__ import annotations
@@ -45,15 +45,15 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 __all__ = [
-    "REPEAT_SPARES",
+    "NEAR",
     "Candidate",
     "MatchmakingConfig",
     "fewest_games_tables",
     "information_tables",
 ]
 
-REPEAT_SPARES = 2
-"""Candidates beyond the table's own that may replace a filler to avoid a repeated table."""
+NEAR = 2
+"""A seed's table mates are drawn from this many times as many of the bots nearest it."""
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,7 @@ class MatchmakingConfig:
     The defaults suit the ladder's pace: a tick every 30 s, matches of a few
     minutes. A bot waits at most about `overdue_s` plus a match between its
     games, so `overdue_s` of about two matches keeps every bot at half the
-    games of the busiest or more (`tests/ladder/test_matchmaking.py`).
+    mean games or more (`tests/ladder/test_matchmaking.py`).
     """
 
     window_elo: float = 100.0
@@ -139,15 +139,16 @@ def _seed_order(
     return sorted(candidates, key=priority)
 
 
-def _fillers(
+def _table_mates(
     seed: Candidate,
     unseated: Sequence[Candidate],
     needed: int,
     recent: Collection[frozenset[str]],
     window: float,
+    rng: random.Random,
 ) -> tuple[Candidate, ...] | None:
-    """The seed's table mates (rules 2 to 4), nearest first; None if too few are near."""
-    pool: list[Candidate] = []
+    """The seed's table mates (rules 2 to 4); None if too few are near."""
+    near: list[Candidate] = []
     authors = {seed.author}
     # `unseated` is in seed order, so a tie in distance goes to the more uncertain bot.
     for candidate in sorted(unseated, key=lambda c: abs(c.rating - seed.rating)):
@@ -156,16 +157,17 @@ def _fillers(
         if candidate.author is not None and candidate.author in authors:
             continue
         authors.add(candidate.author)
-        pool.append(candidate)
-        if len(pool) == needed + REPEAT_SPARES:
+        near.append(candidate)
+        if len(near) == NEAR * needed:
             break
-    if len(pool) < needed:
+    if len(near) < needed:
         return None
-    choices = list(itertools.combinations(pool, needed))
-    for choice in choices:
-        if frozenset([seed.bot_id, *(c.bot_id for c in choice)]) not in recent:
-            return choice
-    return choices[0]
+    draws = list(itertools.combinations(near, needed))
+    rng.shuffle(draws)
+    for draw in draws:
+        if frozenset([seed.bot_id, *(c.bot_id for c in draw)]) not in recent:
+            return draw
+    return draws[0]
 
 
 def information_tables(
@@ -176,7 +178,7 @@ def information_tables(
     rng: random.Random,
     config: MatchmakingConfig = MatchmakingConfig(),
 ) -> list[tuple[str, ...]]:
-    """Disjoint tables of `size` bots that teach most (the rule of the module's docstring).
+    """Disjoint tables of `size` bots that teach more (the rule of the module's docstring).
 
     `recent` holds the tables recently played, as sets of bot ids. Each
     table is seated in a random order, seed first before the shuffle; the
@@ -193,10 +195,10 @@ def information_tables(
         if seed.bot_id in seated:
             continue
         unseated = [c for c in order if c.bot_id not in seated and c.bot_id != seed.bot_id]
-        fillers = _fillers(seed, unseated, size - 1, recent, _window(seed, now, config))
-        if fillers is None:
+        mates = _table_mates(seed, unseated, size - 1, recent, _window(seed, now, config), rng)
+        if mates is None:
             continue
-        table = [seed.bot_id, *(c.bot_id for c in fillers)]
+        table = [seed.bot_id, *(c.bot_id for c in mates)]
         seated.update(table)
         rng.shuffle(table)
         tables.append(tuple(table))

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ladder.matchmaking import (
-    REPEAT_SPARES,
+    NEAR,
     Candidate,
     MatchmakingConfig,
     fewest_games_tables,
@@ -79,15 +79,17 @@ def test_an_open_window_seats_all_but_a_partial_table_and_the_seed_first(
         assert first_seeds(candidates, OPEN) & set(tables[0])
 
 
-def test_the_most_uncertain_bot_is_the_seed_and_meets_its_nearest() -> None:
+def test_the_most_uncertain_bot_is_the_seed_and_meets_bots_near_it() -> None:
     ratings = [1500.0, 1510.0, 1900.0, 1490.0, 1100.0, 1520.0, 1300.0]
     candidates = [
         Candidate(f"b{i}", rating, 50.0 + (200.0 if i == 2 else 0.0), NOW - 60.0)
         for i, rating in enumerate(ratings)
     ]
-    tables = information_tables(candidates, 3, set(), NOW, random.Random(1), OPEN)
-    # b2 (1900) is the most uncertain; its nearest are b5 (1520) and b1 (1510).
-    assert set(tables[0]) == {"b2", "b5", "b1"}
+    for seed in range(20):
+        tables = information_tables(candidates, 3, set(), NOW, random.Random(seed), OPEN)
+        # b2 (1900) is the most uncertain; its 2 * 2 nearest are b5, b1, b0 and b3.
+        assert "b2" in tables[0]
+        assert set(tables[0]) - {"b2"} <= {"b5", "b1", "b0", "b3"}
 
 
 def test_an_overdue_bot_comes_before_a_more_uncertain_one() -> None:
@@ -96,10 +98,12 @@ def test_an_overdue_bot_comes_before_a_more_uncertain_one() -> None:
         Candidate("doubtful", 1500.0, 300.0, NOW - 60.0),
         Candidate("waiting", 1000.0, 20.0, NOW - 4000.0),
         Candidate("near", 1010.0, 20.0, NOW - 60.0),
-        Candidate("far", 1490.0, 20.0, NOW - 60.0),
+        Candidate("nearer", 1005.0, 20.0, NOW - 60.0),
+        Candidate("far", 2000.0, 20.0, NOW - 60.0),
     ]
     tables = information_tables(candidates, 2, set(), NOW, random.Random(1), config)
-    assert set(tables[0]) == {"waiting", "near"}
+    assert "waiting" in tables[0]
+    assert set(tables[0]) - {"waiting"} <= {"near", "nearer"}
 
 
 @pytest.mark.parametrize(
@@ -114,7 +118,7 @@ def test_a_seed_waits_while_its_window_holds_too_few_and_the_window_widens(
     tables = information_tables([outlier, *field], 2, set(), NOW, random.Random(1), config)
     # b2 is 880 Elo away: the window 100 * 2^(t/400) reaches it after 1255 s of waiting,
     # and an overdue seed has no window at all.
-    assert ({"top", "b2"} in [set(table) for table in tables]) == plays
+    assert any("top" in table for table in tables) == plays
     assert len(tables) == (2 if plays else 1)
 
 
@@ -130,12 +134,14 @@ def test_a_new_bot_has_no_window() -> None:
 def test_the_seeds_table_is_not_repeated_while_others_are_near(
     candidates: list[Candidate], size: int, seed: int
 ) -> None:
-    if len(candidates) < size + REPEAT_SPARES:
+    if len(candidates) <= size:
         return
     first = information_tables(candidates, size, set(), NOW, random.Random(seed), OPEN)
     recent = {frozenset(table) for table in first}
     again = information_tables(candidates, size, recent, NOW, random.Random(seed), OPEN)
-    # Same seed order (same random draws): the first seed now chooses other fillers.
+    # The same random draws: the first seed, at the first table both times, now has other
+    # mates (of the recent tables only that one held it). NEAR > 1 leaves it a choice.
+    assert NEAR > 1
     assert frozenset(again[0]) not in recent
 
 
