@@ -28,8 +28,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         description="Follow a match from its start until it ends, one line per event. Without "
         "--seat-of: what anyone may see (the table after each move, no hand, no strike "
         "reason). With --seat-of BOT: what your bot's seats see, its own hand included, with "
-        "its strike and forfeit reasons (needs the bot's author's token or the admin token; "
-        "in a tier, ask the replica that plays the match).",
+        "its strike and forfeit reasons (needs the bot's author's token or the admin token).",
     )
     watch.add_argument("match_id", metavar="MATCH_ID")
     watch.add_argument(

@@ -4,9 +4,11 @@ and its answer times (BotMatches), and its seats of a running match, live (Watch
 Both take the author's token of the bot's name, or the admin token: a strike's
 reason and a seat's view show the bot's hand, which nobody else may see while it
 matters. The matches are read from the store (ladder.bot_matches); the seats'
-view is the match's full events on this replica, projected for the bot's seats
-(referee.seat_view). A match another replica of a tier plays is not forwarded:
-the call says which replica plays it.
+view is the match's full events, projected for the bot's seats
+(referee.seat_view) by the replica that plays the match: another replica of a
+tier reads that projection through the relay's Redis, as it reads a match's
+public events (referee.tier.public, a stream of the "seat" kind per match and
+bot, published only while some replica marks it watched).
 """
 
 from __future__ import annotations
@@ -14,20 +16,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 
 import grpc
 
 from cardarena_api.v1 import arena_pb2 as pb
 from ladder import authors, queries
 from ladder import bot_matches as recorded
-from ladder.records import MatchStatus
+from ladder.records import MatchRequest, MatchStatus
 from ladder.store import NotFound, NotOwner, Store
 from referee import wire_results
 from referee.gate import Caller, Context, Gatekeeper, TokenKind
 from referee.limits import KeyedBuckets
 from referee.matches import MatchManager
-from referee.seat_view import SeatProjector
+from referee.public import Event, RemoteMatches, TooManyWatchers, WatchUnavailable
+from referee.seat_view import SeatProjector, seat_stream, stream_seat
 from referee.settings import RefereeSettings
 
 MAX_SEAT_WATCHES = 16
@@ -41,11 +44,18 @@ class BotViews:
     """The BotMatches and WatchSeat calls of AuthorService."""
 
     def __init__(
-        self, settings: RefereeSettings, store: Store, gate: Gatekeeper, manager: MatchManager
+        self,
+        settings: RefereeSettings,
+        store: Store,
+        gate: Gatekeeper,
+        manager: MatchManager,
+        remote: RemoteMatches | None = None,
     ) -> None:
         self._store = store
         self._gate = gate
         self._manager = manager
+        self._remote = remote
+        """In a tier: the seat streams of the matches other replicas play."""
         self._reads = KeyedBuckets(settings.reads_per_minute)
         self._watching: Counter[str] = Counter()
         """Seat streams open now, per author id."""
@@ -90,13 +100,19 @@ class BotViews:
             await self._gate.refuse(
                 context, S.NOT_FOUND, f"bot {request.bot} has no seat in match {match_id}"
             )
-        if match_id not in self._manager.running():
+        # A name with two versions in the match watches the first one's seats.
+        stream = seat_stream(match_id, seated[0])
+        events = self.follow_seat(stream)
+        if events is None and self._remote is not None:
+            events = self._remote.watch(stream, lambda: self._manager.stored_end(match_id))
+        if events is None:
+            # Another referee on this database, outside any tier, plays it (or nobody now).
             replica = await asyncio.to_thread(recorded.playing_replica, self._store, match_id)
             await self._gate.refuse(
                 context,
                 S.FAILED_PRECONDITION,
-                f"match {match_id} is played by the referee replica {replica or '(none now)'}: "
-                "WatchSeat follows a match only on the replica that plays it",
+                f"match {match_id} is played by the referee {replica or '(none now)'}: "
+                "WatchSeat follows a match on the referee that plays it, or its tier",
             )
         watcher = caller.author_id
         if watcher is not None and self._watching[watcher] >= MAX_SEAT_WATCHES:
@@ -108,19 +124,46 @@ class BotViews:
         if watcher is not None:
             self._watching[watcher] += 1
         try:
-            # A name with two versions in the match watches the first one's seats.
-            projector = SeatProjector(match.request, seated[0])
-            # The full events so far, then as they happen (or, if the match has just ended,
-            # as stored): each projected for the bot's seats only.
-            async with contextlib.aclosing(self._manager.watch(match_id)) as events:
+            async with contextlib.aclosing(events):
                 async for event in events:
-                    for shown in projector.project(event):
-                        yield wire_results.event_message(shown)
+                    yield wire_results.event_message(event)
+        except TooManyWatchers as error:
+            await self._gate.refuse(context, S.RESOURCE_EXHAUSTED, str(error))
+        except WatchUnavailable as error:
+            await self._gate.refuse(context, S.UNAVAILABLE, str(error))
         finally:
             if watcher is not None:
                 self._watching[watcher] -= 1
                 if not self._watching[watcher]:
                     del self._watching[watcher]
+
+    def seat_streams(self) -> list[str]:
+        """The seat streams of the matches played here: one per bot of each (the tier
+        publishes those another replica marks watched)."""
+        return [
+            seat_stream(match_id, bot)
+            for match_id in self._manager.running()
+            if (request := self._manager.running_request(match_id)) is not None
+            for bot in dict.fromkeys(request.bot_ids)
+        ]
+
+    def follow_seat(self, stream: str) -> AsyncGenerator[Event, None] | None:
+        """What a bot's seats see of a match played here, from its start (a `seat_stream`
+        name); None when no such match runs here."""
+        match_id, bot_id = stream_seat(stream)
+        request = self._manager.running_request(match_id)
+        if request is None or bot_id not in request.bot_ids:
+            return None
+        return self._seat_events(request, bot_id)
+
+    async def _seat_events(self, request: MatchRequest, bot_id: str) -> AsyncGenerator[Event, None]:
+        projector = SeatProjector(request, bot_id)
+        # The full events so far, then as they happen (or, if the match has just ended,
+        # as stored): each projected for the bot's seats only.
+        async with contextlib.aclosing(self._manager.watch(request.id)) as events:
+            async for event in events:
+                for shown in projector.project(event):
+                    yield shown
 
     async def _versions(
         self, context: Context, caller: Caller, ref: str, call: str

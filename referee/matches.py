@@ -134,6 +134,10 @@ class MatchManager:
         """Ids of the matches being played now."""
         return list(self._tasks)
 
+    def running_request(self, match_id: str) -> MatchRequest | None:
+        """The request (with its seed) of a match played here now; None for any other."""
+        return self._requests.get(match_id)
+
     async def keep_leases(self) -> None:
         """Until cancelled: renew the claims on the matches played here, abort others' that expired.
 
@@ -416,7 +420,7 @@ class MatchManager:
                 and stored.status == MatchStatus.RUNNING
                 and match_id not in self._tasks
             ):
-                events = self._remote.watch(match_id, lambda: self._stored_end(match_id))
+                events = self._remote.watch(match_id, lambda: self.stored_end(match_id))
             else:
                 events = self._project_stored(stored)
         async with contextlib.aclosing(events):
@@ -454,7 +458,7 @@ class MatchManager:
             for public in projector.project(event):
                 yield public
 
-    async def _stored_end(self, match_id: str) -> Event | None:
+    async def stored_end(self, match_id: str) -> Event | None:
         """The match's stored end as a public event; None while the store says it runs."""
         match = await asyncio.to_thread(self._store.match, match_id)
         if match.status == MatchStatus.RUNNING:

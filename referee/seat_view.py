@@ -26,6 +26,19 @@ from referee.public import Event, Projector
 
 SEAT_VIEW = "seat_view"
 """The event of one seat's own observation after a move or tick."""
+SEAT_STREAMS = "seat"
+"""The kind of a tier's streams of what one bot's seats see (referee.tier.public)."""
+
+
+def seat_stream(match_id: str, bot_id: str) -> str:
+    """The name of the stream of what `bot_id`'s seats see of `match_id`."""
+    return f"{match_id}|{bot_id}"
+
+
+def stream_seat(stream: str) -> tuple[str, str]:
+    """The match and the bot of a `seat_stream` name (a bot id has no '|')."""
+    match_id, _, bot_id = stream.rpartition("|")
+    return match_id, bot_id
 
 
 class SeatProjector(Projector):

@@ -242,11 +242,11 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
     )
     pb_grpc.add_RefereeServiceServicer_to_server(referee_service, server)
     challenges = Challenges(store, gate, manager, referee_service)
+    views = BotViews(settings, store, gate, manager, None if tier is None else tier.seat_views)
+    if tier is not None:
+        tier.seat_views.start(views.seat_streams, views.follow_seat)
     pb_grpc.add_AuthorServiceServicer_to_server(
-        AuthorService(
-            settings, store, gate, revoke, challenges, BotViews(settings, store, gate, manager)
-        ),
-        server,
+        AuthorService(settings, store, gate, revoke, challenges, views), server
     )
     health_servicer = AsyncHealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

@@ -22,6 +22,10 @@ a stream whose run changes belongs to a new attempt of the match (aborted,
 then started again), so a reader of the old one ends with match_aborted.
 The stream ends with match_end or match_aborted; a reader whose owner died
 ends with the stored status once the store no longer says running.
+
+A `PublicTier` of another kind carries another stream of a match the same
+way, under keys of its own: the "seat" kind, what one bot's seats see of it
+(WatchSeat, referee.bot_views), whose streams are named `<match>|<bot>`.
 """
 
 from __future__ import annotations
@@ -64,16 +68,18 @@ END_GRACE_S = 3.0
 """How long, once the store says the match is over, its stream may take to bring the end."""
 ENDS = frozenset({EventType.MATCH_END, EventType.MATCH_ABORTED})
 RESTARTED = "the match was started again"
+PUBLIC = "public"
+"""The kind of the public streams."""
 
 
-def watched_key(match_id: str) -> str:
-    """The key that says some replica has public watchers of `match_id`."""
-    return f"{PREFIX}watched:{match_id}"
+def watched_key(match_id: str, kind: str = PUBLIC) -> str:
+    """The key that says some replica has watchers of `match_id`'s stream of `kind`."""
+    return f"{PREFIX}watched:{match_id}" if kind == PUBLIC else f"{PREFIX}{kind}-watched:{match_id}"
 
 
-def stream_key(match_id: str) -> str:
-    """The stream of `match_id`'s public events."""
-    return f"{PREFIX}public:{match_id}"
+def stream_key(match_id: str, kind: str = PUBLIC) -> str:
+    """The stream of `match_id`'s events of `kind` (public: its public events)."""
+    return f"{PREFIX}{kind}:{match_id}"
 
 
 Follow = Callable[[str], AsyncGenerator[Event, None] | None]
@@ -90,8 +96,10 @@ class Remote:
         ended: StoredEnd,
         clock: Callable[[], float],
         on_done: Callable[[Remote], None],
+        kind: str = PUBLIC,
     ) -> None:
         self.match_id = match_id
+        self.kind = kind
         self.watchers = Watchers()
         self.watching = 0
         """The watchers here, joined or waiting for the catch-up."""
@@ -113,7 +121,9 @@ class Remote:
             self.error = WatchUnavailable("this referee replica is stopping; watch again")
             raise
         except Exception as error:
-            log.warning("match %s: its public events cannot be read: %r", self.match_id, error)
+            log.warning(
+                "match %s: its %s events cannot be read: %r", self.match_id, self.kind, error
+            )
             self.error = error
         finally:
             self.caught_up.set()
@@ -121,8 +131,8 @@ class Remote:
             self._on_done(self)
 
     async def _follow(self) -> None:
-        key = stream_key(self.match_id)
-        await self._redis.set(watched_key(self.match_id), b"1", ex=WATCHED_S)
+        key = stream_key(self.match_id, self.kind)
+        await self._redis.set(watched_key(self.match_id, self.kind), b"1", ex=WATCHED_S)
         marked = polled = self._clock()
         last: bytes | str = "0-0"
         run: bytes | None = None
@@ -150,7 +160,7 @@ class Remote:
                 self.caught_up.set()
             now = self._clock()
             if now - marked >= MARK_EVERY_S:
-                await self._redis.set(watched_key(self.match_id), b"1", ex=WATCHED_S)
+                await self._redis.set(watched_key(self.match_id, self.kind), b"1", ex=WATCHED_S)
                 marked = now
             if ending is not None and now >= ends_by:
                 self.watchers.put(ending)
@@ -162,11 +172,18 @@ class Remote:
 
 
 class PublicTier:
-    """This replica's part of public watching across the tier: reading and publishing."""
+    """This replica's part of public watching across the tier: reading and publishing
+    (the streams of `kind`: public, or another kind of stream of a match)."""
 
-    def __init__(self, redis: aioredis.Redis, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        redis: aioredis.Redis,
+        clock: Callable[[], float] = time.monotonic,
+        kind: str = PUBLIC,
+    ) -> None:
         self._redis = redis
         self._clock = clock
+        self._kind = kind
         self._remotes: dict[str, Remote] = {}
         self._published: dict[str, asyncio.Task[None]] = {}
         self._scanning: asyncio.Task[None] | None = None
@@ -182,7 +199,7 @@ class PublicTier:
         remote = self._remotes.get(match_id)
         if remote is None:
             remote = self._remotes[match_id] = Remote(
-                self._redis, match_id, ended, self._clock, self._forget
+                self._redis, match_id, ended, self._clock, self._forget, self._kind
             )
         remote.watching += 1
         queue: asyncio.Queue[Event | None] | None = None
@@ -220,7 +237,9 @@ class PublicTier:
                 await self.scan(running(), follow)
             except (RedisError, OSError) as error:
                 if not self._down:
-                    log.warning("public watching: Redis is unavailable (%s); retrying", error)
+                    log.warning(
+                        "%s watching: Redis is unavailable (%s); retrying", self._kind, error
+                    )
                 self._down = True
             else:
                 self._down = False
@@ -235,7 +254,7 @@ class PublicTier:
             return
         async with self._redis.pipeline(transaction=False) as pipe:
             for match_id in unseen:
-                pipe.exists(watched_key(match_id))
+                pipe.exists(watched_key(match_id, self._kind))
             found = await pipe.execute()
         for match_id, watched in zip(unseen, found, strict=True):
             events = follow(match_id) if watched else None
@@ -245,7 +264,7 @@ class PublicTier:
                 )
 
     async def _publish(self, match_id: str, events: AsyncGenerator[Event, None]) -> None:
-        key = stream_key(match_id)
+        key = stream_key(match_id, self._kind)
         run = uuid.uuid4().hex
         fresh = True
         try:
@@ -262,8 +281,9 @@ class PublicTier:
         except (RedisError, OSError, TooManyWatchers) as error:
             # Given up until the match ends: starting again would repeat the backlog.
             log.warning(
-                "match %s: its public events are no longer published for other replicas (%s)",
+                "match %s: its %s events are no longer published for other replicas (%s)",
                 match_id,
+                self._kind,
                 error,
             )
         finally:

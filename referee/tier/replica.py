@@ -33,6 +33,7 @@ from redis.exceptions import RedisError
 
 from referee.channels import RelayUnavailable, SeatChannel
 from referee.metrics import RefereeMetrics
+from referee.seat_view import SEAT_STREAMS
 from referee.seats import SLOT_POLL_S, Connected
 from referee.sessions import Reconnect, Session, SessionHub
 from referee.stopping import cancel_and_wait
@@ -157,6 +158,9 @@ class Tier:
         self.relay = Relay(self.clients, replica, hub, metrics, clock)
         self.public = PublicTier(self.clients.commands, clock)
         """Public watching of matches played by another replica (started by the server)."""
+        self.seat_views = PublicTier(self.clients.commands, clock, SEAT_STREAMS)
+        """Authors' watching of their bots' seats of matches played by another replica
+        (WatchSeat; started by the server)."""
         self.locator = Locator(self.registry, clock)
         self.seats = TierSeats(self)
         self.held: dict[str, tuple[str, ...]] = {}
@@ -339,5 +343,6 @@ class Tier:
         with contextlib.suppress(RedisError, OSError):
             await self.registry.leave()
         await self.public.close()
+        await self.seat_views.close()
         await self.relay.close()
         await self.clients.close()

@@ -143,6 +143,15 @@ async def watch(client: Client, token: str, match_id: str, bot: str) -> list[pb.
     return [event async for event in stream]
 
 
+async def read_all(call: grpc.aio.UnaryStreamCall[Any, pb.MatchEvent]) -> list[pb.MatchEvent]:
+    """The events a stream gives after those read already, to its end."""
+    events = []
+    while (event := await call.read()) is not grpc.aio.EOF:
+        assert isinstance(event, pb.MatchEvent)
+        events.append(event)
+    return events
+
+
 def playing_replica(referees: list[Referee], match_id: str) -> Referee:
     (playing,) = [ref for ref in referees if match_id in ref.manager.running()]
     return playing
@@ -174,7 +183,7 @@ def test_an_author_watches_its_seat_and_reads_its_strikes(
                 assert match.status == "running", match
 
                 # Refused, each in one line: another author's token, a bot's token, a bot
-                # with no seat in the match, a replica that does not play it.
+                # with no seat in the match.
                 said = await refusal(watch(a, two, match_id, "alice"), S.PERMISSION_DENIED)
                 assert "belongs to the author 'one'" in said and "WatchSeat needs" in said, said
                 said = await refusal(watch(a, alice_token, match_id, "alice"), S.PERMISSION_DENIED)
@@ -183,13 +192,18 @@ def test_an_author_watches_its_seat_and_reads_its_strikes(
                 said = await refusal(watch(a, one, match_id, "dave"), S.NOT_FOUND)
                 assert said == f"bot dave has no seat in match {match_id}", said
                 playing = playing_replica(referees, match_id)
-                other = b if playing is referees[0] else a
-                said = await refusal(watch(other, one, match_id, "alice"), S.FAILED_PRECONDITION)
-                assert f"played by the referee replica {playing.settings.replica_name}" in said
-                here = a if other is b else b
+                here, other = (a, b) if playing is referees[0] else (b, a)
 
-                # The author watches alice's seat: by the call and by the CLI, both ways.
+                # The author watches alice's seat: by the call on the replica that plays the
+                # match and on the other (through the relay), and by the CLI, both ways.
                 watching = asyncio.create_task(watch(here, one, match_id, "ALICE"))
+                # Begun before the match may end: a replica that does not play it gets its
+                # events once the one that does has seen it watched (within a second).
+                relay_call = other.authors.WatchSeat(
+                    pb.WatchSeatRequest(match_id=match_id, bot="alice"),
+                    metadata=auth(one),
+                    timeout=150,
+                )
                 admin = asyncio.create_task(watch(here, ADMIN, match_id, alice))
                 kinds = ("text", "json", "public")
                 printed = {kind: tmp_path / f"watch-{kind}.out" for kind in kinds}
@@ -229,9 +243,12 @@ def test_an_author_watches_its_seat_and_reads_its_strikes(
                     return len(fed) == before
 
                 await eventually(left, "the watcher that left forgotten", 30)
+                first = await asyncio.wait_for(relay_call.read(), 60)
+                assert isinstance(first, pb.MatchEvent) and first.type == "game_start"
                 held.gate.set()
                 events = await watching
                 by_admin = await admin
+                relayed = [first, *await read_all(relay_call)]
                 for cli in clis:
                     assert await asyncio.to_thread(cli.wait, 60) == 0
                 finished = await here.matches.GetMatch(
@@ -247,6 +264,7 @@ def test_an_author_watches_its_seat_and_reads_its_strikes(
                 assert all(reason.startswith("illegal answer") for reason in seen["reasons"])
                 assert len(seen["others"]) == 2, "carol's strikes, without their reasons"
                 assert [e.json for e in by_admin] == [e.json for e in events]
+                assert [e.json for e in relayed] == [e.json for e in events]
                 lines = printed["json"].read_text().splitlines()
                 assert [json.loads(line) for line in lines] == [json.loads(e.json) for e in events]
                 text = printed["text"].read_text()
