@@ -21,7 +21,7 @@ from sqlalchemy import select
 from ladder import queries
 from ladder.models import AuthorRow, BotNameRow, BotRow, MatchRow, ReplayRow, ResultRow
 from ladder.names import name_key
-from ladder.records import EventType
+from ladder.records import EventType, MatchStatus
 from ladder.store import Store
 
 DEFAULT_LIMIT = 20
@@ -102,9 +102,13 @@ def versions(store: Store, ref: str) -> Versions:
 
 
 def playing_replica(store: Store, match_id: str) -> str | None:
-    """The referee replica that holds the match now (None when nobody does)."""
+    """The referee replica that plays the match now; None when it is not running."""
     with store.session() as session:
-        return session.scalar(select(MatchRow.owner).where(MatchRow.id == match_id))
+        return session.scalar(
+            select(MatchRow.owner).where(
+                MatchRow.id == match_id, MatchRow.status == MatchStatus.RUNNING
+            )
+        )
 
 
 def percentile(ordered: Sequence[float], percent: float) -> float:

@@ -106,13 +106,16 @@ class BotViews:
         if events is None and self._remote is not None:
             events = self._remote.watch(stream, lambda: self._manager.stored_end(match_id))
         if events is None:
-            # Another referee on this database, outside any tier, plays it (or nobody now).
+            # It has just ended, or another referee on this database, outside any tier,
+            # plays it.
             replica = await asyncio.to_thread(recorded.playing_replica, self._store, match_id)
             await self._gate.refuse(
                 context,
                 S.FAILED_PRECONDITION,
-                f"match {match_id} is played by the referee {replica or '(none now)'}: "
-                "WatchSeat follows a match on the referee that plays it, or its tier",
+                f"match {match_id} is not running"
+                if replica is None
+                else f"match {match_id} is played by the referee {replica}: WatchSeat follows "
+                "a match on the referee that plays it, or on its tier",
             )
         watcher = caller.author_id
         if watcher is not None and self._watching[watcher] >= MAX_SEAT_WATCHES:

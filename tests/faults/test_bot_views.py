@@ -23,10 +23,12 @@ from bots.random_bot import RandomBot
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import cards_pb2 as cards
 from ladder.records import MatchRequest
+from ladder.store import Lease
 from referee import wire_results
 from referee.runner import Limits, MatchRunner
 from referee.seat_view import SEAT_VIEW, SeatProjector
-from referee.server import Referee
+from referee.server import Referee, start
+from referee.settings import RefereeSettings
 from referee.wire_observations import observation_message
 from tests.faults.test_authors import auth, refusal
 from tests.faults.test_challenges import ADMIN, Client, GatedBot, online, tier
@@ -349,3 +351,35 @@ def test_an_author_watches_its_seat_and_reads_its_strikes(
                     await client.channel.close()
 
     run(test, 240)
+
+
+def test_a_match_another_referee_plays_is_named(tmp_path: Path) -> None:
+    """A referee outside any tier, sharing the database with another that plays the match
+    (as its lease says), names that referee; once the match is over, it is not running."""
+
+    async def test() -> None:
+        settings = RefereeSettings(
+            listen="127.0.0.1:0",
+            database_url=f"sqlite:///{tmp_path / 'arena.db'}",
+            metrics_port=None,
+            admin_token=ADMIN,
+            signup_mode="open",
+            shutdown_grace_s=1,
+        )
+        referee = await start(settings)
+        client = Client(referee)
+        try:
+            one = await client.sign_up("one")
+            bots = [(await client.register(name, one, GAME))[0] for name in ("al", "bo", "cy")]
+            request = MatchRequest("far", GAME, 3, tuple(bots), None, {}, False, 1000)
+            await asyncio.to_thread(referee.store.create_match, request, Lease("faraway", 60))
+            said = await refusal(watch(client, one, "far", "al"), S.FAILED_PRECONDITION)
+            assert said.startswith("match far is played by the referee faraway: "), said
+            await asyncio.to_thread(referee.store.abort_match, "far", "gone", "faraway")
+            said = await refusal(watch(client, one, "far", "al"), S.FAILED_PRECONDITION)
+            assert said == "match far is not running (aborted)", said
+        finally:
+            await client.channel.close()
+            await referee.stop()
+
+    run(test, 60)
