@@ -229,9 +229,16 @@ def run_matches(args: argparse.Namespace) -> int:
             f"{line.place}/{line.players}",
             line.score,
             line.strikes,
-            f"{line.answer_p50_ms:.1f}",
-            f"{line.answer_p99_ms:.1f}",
-            f"{line.answer_max_ms:.1f}",
+            # "-": it answered nothing itself (a stand-in played every move).
+            *(
+                (
+                    f"{line.answer_p50_ms:.1f}",
+                    f"{line.answer_p99_ms:.1f}",
+                    f"{line.answer_max_ms:.1f}",
+                )
+                if line.answers
+                else ("-", "-", "-")
+            ),
             f"challenge by {line.challenger}" if line.challenge else "",
         )
         for line in reply.matches
