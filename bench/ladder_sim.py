@@ -12,8 +12,12 @@ chance `--online`; the policy seats the online bots at tables of `--seats`,
 and each table plays one game (with `--duplicate`, one per rotation of the
 seats of one deal): a Plackett-Luce draw around the true strengths plus the
 luck of the deal (every seat's own advantage, normal, `--luck` nats), as
-`bench.coverage` simulates them. Every policy plays the same budget of games:
-at `games_per_bot` B, B * bots / seats games in all.
+`bench.coverage` simulates them. Its default, 0.8, makes duplicate deals of
+close bots cut the variance of their rating difference to 0.76 of
+independent games' (`ladder.plackett_luce.duplicate_variance_ratios`), near
+the 0.7 that real Golden 10 games of the reference bots show (docs/bots.md).
+Every policy plays the same budget of games: at `games_per_bot` B,
+B * bots / seats games in all.
 
 Policies:
 
@@ -26,9 +30,10 @@ Policies:
   gives the standings.
 * "trueskill", "openskill": the `trueskill` package and OpenSkill's
   Plackett-Luce model rating the very games "new" plays, online, one game at
-  a time. Every Bayesian rater has the same prior (1500, `FIELD_SD`) and no
-  drift (the bots' strengths are fixed); each one's performance noise is set
-  so that its win chance between two certain ratings follows the Elo curve.
+  a time. They start from the fit's first prior (1500, `FIELD_SD`) and have
+  no drift (the bots' strengths are fixed); each one's performance noise is
+  set so that its win chance between two certain ratings follows the Elo
+  curve.
 
 Measures, at each budget, of the standings (ratings) against the truth:
 
@@ -48,7 +53,7 @@ the runs, except "games_to_best": the median (a run where it is null counting
 as never, so null when it is in half the runs or more).
 
     python -m bench.ladder_sim [--bots 128] [--seats 4] [--budgets 5,10,20,40]
-        [--runs 3] [--seed 1] [--policies today,today_fit,new,trueskill,openskill]
+        [--runs 16] [--seed 1] [--policies today,today_fit,new,trueskill,openskill]
 """
 
 from __future__ import annotations
@@ -92,7 +97,7 @@ as the reference bots' tables in docs/bots.md span (random 500 to 1000 Elo below
 rule-based bots, which are within about 100 of the search bots)."""
 NEAR_TIES = 3
 """How many of the best bots are near-tied."""
-NEAR_TIE_GAP = 10.0
+NEAR_TIE_GAP = 25.0
 """Elo between one near-tied bot and the next."""
 TICK_S = 60.0
 """Seconds between two ticks of the ladder."""
@@ -479,7 +484,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         default="5,10,20,40",
         help="games per bot, comma-separated (default 5,10,20,40)",
     )
-    parser.add_argument("--runs", type=int, default=3, help="fields simulated (default 3)")
+    parser.add_argument("--runs", type=int, default=16, help="fields simulated (default 16)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--policies", default=",".join(POLICIES), help=f"comma-separated, of {', '.join(POLICIES)}"

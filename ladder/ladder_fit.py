@@ -13,15 +13,23 @@ field's centre, with the prior's spread).
 
 The spread is learnt from the games (empirical Bayes): each fit says how
 spread its field is (`LadderFit.field_sd`), and the next fit, after more
-results, takes that as its prior (`FIELD_SD` before the first). A fixed
-prior that was too wide for the field spread the ratings of an adaptive
-ladder out (`ladder.matchmaking.information_tables` pairs bots of like rating,
-whose games say little about the whole field's width).
+results, takes that as its prior (`FIELD_SD` before the first). With a
+fixed prior wider than the field, the ratings of an adaptive ladder came
+out too far apart: `ladder.matchmaking.information_tables` seats bots of
+like rating together, whose games say little about the whole field's
+width (in a field of 200 Elo, a mean error of 121 Elo at 10 games per bot
+with the prior fixed at 300, 62 with the prior learnt).
 
-Why this model and not the live Elo or an online Bayesian rater (TrueSkill,
-OpenSkill's Plackett-Luce): for bots of fixed strength a fit of all the
-games uses each game with the opponents' ratings as known now, not as
-they were then; `python -m bench.ladder_sim` measures the difference.
+Why this model and not the live Elo or an online Bayesian rater: for bots
+of fixed strength a fit of all the games reads each game with the
+opponents' ratings as they are known now, not as they were then. In
+`python -m bench.ladder_sim` (128 bots, 4 seats, 16 fields) its Kendall tau
+at 10 games per bot was 0.783 on the new matchmaking's games, where
+TrueSkill had 0.774 and OpenSkill's Plackett-Luce 0.701 on the very same
+games, and the live Elo 0.736 on today's pairing; with duplicate deals
+0.774 against TrueSkill's 0.733. A fit is cheap: 0.05 s for 128 bots of 40
+games each, 0.5 s for 512 of 100 (one BLAS thread), so the standings can
+be refitted after every result.
 """
 
 from __future__ import annotations
