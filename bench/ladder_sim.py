@@ -1,8 +1,8 @@
 """How fast does a live ladder learn? A simulated ladder of bots of known strength.
 
 Prints one JSON line per policy and budget, {"policy", "games_per_bot",
-"kendall_tau", "top10_share", "mae_elo", "games_to_best", "runs"}, then a
-last line {"runtime_s"}.
+"kendall_tau", "top10_share", "mae_elo", "games_to_best", "fewest_games",
+"runs"}, then a last line {"runtime_s"}.
 
 The field: `--bots` bots whose true ratings are drawn normal around 1500,
 `--spread` Elo apart (standard deviation), the best `NEAR_TIES` then set
@@ -47,6 +47,8 @@ Measures, at each budget, of the standings (ratings) against the truth:
 * "games_to_best": games per bot (the field's, not the best bot's) when the
   true best bot became first (alone) and stayed first to the end of the
   budget; null when it is not first at the end. Checked every tick.
+* "fewest_games": the games of the bot that played fewest, over the mean
+  (fairness: 1 when all played alike).
 
 With `--runs` R, each run is a new field, and the line holds the means over
 the runs, except "games_to_best": the median (a run where it is null counting
@@ -319,10 +321,11 @@ class Checkpoint:
     top10_share: float
     mae_elo: float
     games_to_best: float | None
+    fewest_games: float
 
 
 def measure(
-    standings: FloatArray, field: Field, scale: float, best_since: float | None
+    standings: FloatArray, field: Field, scale: float, best_since: float | None, games: list[int]
 ) -> Checkpoint:
     """A rater's standings against the truth (see the module's docstring)."""
     tau = float(scipy.stats.kendalltau(standings, field.elo).statistic)
@@ -332,7 +335,8 @@ def measure(
     shown_top = set(np.argsort(-standings, kind="stable")[:top].tolist())
     truth = scale * (field.elo - field.elo.mean())
     mae = float(np.mean(np.abs(standings - standings.mean() - truth)))
-    return Checkpoint(tau, len(truth_top & shown_top) / top, mae, best_since)
+    fewest = min(games) / statistics.mean(games)
+    return Checkpoint(tau, len(truth_top & shown_top) / top, mae, best_since, fewest)
 
 
 def leads(standings: FloatArray, best: int) -> bool:
@@ -405,7 +409,9 @@ def play_ladder(
                 targets.popleft()
                 follow_leader()
                 for name, rater in raters.items():
-                    checkpoints[name].append(measure(rater.standings(), field, scale, since[name]))
+                    checkpoints[name].append(
+                        measure(rater.standings(), field, scale, since[name], ladder.games)
+                    )
         ladder.recent.append([frozenset(str(bot) for bot in table) for table in tables])
         tick += 1
     return checkpoints
@@ -465,6 +471,7 @@ def lines(
                     "top10_share": round(statistics.mean(p.top10_share for p in points), 3),
                     "mae_elo": round(statistics.mean(p.mae_elo for p in points), 1),
                     "games_to_best": None if since is None else round(since, 1),
+                    "fewest_games": round(statistics.mean(p.fewest_games for p in points), 3),
                     "runs": len(points),
                 }
             )

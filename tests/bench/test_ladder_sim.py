@@ -24,12 +24,14 @@ def test_lines_per_policy_and_budget(capsys: pytest.CaptureFixture[str]) -> None
             "top10_share",
             "mae_elo",
             "games_to_best",
+            "fewest_games",
             "runs",
         }
         assert -1.0 <= line["kendall_tau"] <= 1.0
         assert 0.0 <= line["top10_share"] <= 1.0
         assert line["mae_elo"] >= 0.0
         assert line["games_to_best"] is None or 0 <= line["games_to_best"] <= line["games_per_bot"]
+        assert 0.0 <= line["fewest_games"] <= 1.0
     tau = {(line["policy"], line["games_per_bot"]): line["kendall_tau"] for line in lines}
     for budget in (5, 10):
         assert tau[("new", budget)] > tau[("today", budget)]
