@@ -9,82 +9,17 @@ import asyncio
 import subprocess
 import time
 from collections.abc import AsyncIterator
-from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 import grpc
 
 from cardarena_api.v1 import arena_pb2 as pb
-from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
-from referee.server import Referee
-from tests.support.aio import replicas, run
+from tests.support.aio import run
+from tests.support.authoring import ADMIN, Client, address, auth, code_of, refusal, tier
 from tests.support.processes import ARENA
 from tests.support.services import RedisServer
 
-ADMIN = "authors-admin-token"
-GAMES = ["golden10"]
 S = grpc.StatusCode
-
-
-def tier(
-    tmp_path: Path,
-    redis: RedisServer,
-    signup: str,
-    signups_per_minute: int = 3,
-    **bounds: int,
-) -> AbstractAsyncContextManager[list[Referee]]:
-    """Replicas a and b with an admin token, sign-up `signup`, 3 sign-ups a minute, and
-    `bounds` (other settings)."""
-    return replicas(
-        tmp_path,
-        redis,
-        "a",
-        "b",
-        admin_token=ADMIN,
-        signup_mode=signup,
-        signups_per_minute=signups_per_minute,
-        **bounds,
-    )
-
-
-def auth(token: str) -> tuple[tuple[str, str], ...]:
-    return (("authorization", f"Bearer {token}"),)
-
-
-async def code_of(call: object) -> grpc.StatusCode:
-    try:
-        await call  # type: ignore[misc]
-    except grpc.aio.AioRpcError as error:
-        return error.code()
-    return S.OK
-
-
-async def refusal(call: object, code: grpc.StatusCode) -> str:
-    """The details of the refusal `call` must end in, with `code`."""
-    try:
-        await call  # type: ignore[misc]
-    except grpc.aio.AioRpcError as error:
-        assert error.code() == code, (error.code(), error.details())
-        return error.details() or ""
-    raise AssertionError(f"the call was not refused ({code.name} expected)")
-
-
-class Client:
-    """The stubs of one replica."""
-
-    def __init__(self, referee: Referee) -> None:
-        self.channel = grpc.aio.insecure_channel(f"127.0.0.1:{referee.port}")
-        self.authors = pb_grpc.AuthorServiceStub(self.channel)
-        self.bots = pb_grpc.BotServiceStub(self.channel)
-        self.matches = pb_grpc.RefereeServiceStub(self.channel)
-
-    async def register(self, name: str, token: str) -> pb.RegisterReply:
-        request = pb.RegisterRequest(name=name, version=str(time.monotonic_ns()), games=GAMES)
-        return await self.bots.Register(request, metadata=auth(token), timeout=10)
-
-    async def sign_up(self, name: str, invite: str = "") -> pb.CreateAuthorReply:
-        request = pb.CreateAuthorRequest(name=name, invite=invite)
-        return await self.authors.CreateAuthor(request, timeout=10)
 
 
 async def wait_listed(client: Client, bot_id: str, replica: str) -> None:
@@ -115,7 +50,7 @@ def test_names_tokens_and_a_rotation_across_the_tier(
     token is refused from then on and the new one opens a session."""
 
     async def test() -> None:
-        async with tier(tmp_path, redis_server, "invite") as (ref_a, ref_b):
+        async with tier(tmp_path, redis_server, "invite", signups_per_minute=3) as (ref_a, ref_b):
             a, b = Client(ref_a), Client(ref_b)
             code = await invite(a, 2)
             one = await a.sign_up("one", code)
@@ -190,7 +125,7 @@ def test_invites_are_used_up_expire_and_sign_up_floods_are_bounded(
     RESOURCE_EXHAUSTED after 3 a minute, while the admin is never bounded."""
 
     async def test() -> None:
-        async with tier(tmp_path, redis_server, "invite", 0) as (ref_a, _):
+        async with tier(tmp_path, redis_server, "invite", signups_per_minute=0) as (ref_a, _):
             a = Client(ref_a)
             code = await invite(a, 1)
             await a.sign_up("first", code)
@@ -216,7 +151,10 @@ def test_invites_are_used_up_expire_and_sign_up_floods_are_bounded(
                 assert said in details, details
             await a.channel.close()
         (tmp_path / "open").mkdir()
-        async with tier(tmp_path / "open", redis_server, "open") as (ref_a, _):
+        async with tier(tmp_path / "open", redis_server, "open", signups_per_minute=3) as (
+            ref_a,
+            _,
+        ):
             a = Client(ref_a)
             codes = [await code_of(a.sign_up(f"flood-{n}")) for n in range(5)]
             assert codes == [S.OK] * 3 + [S.RESOURCE_EXHAUSTED] * 2
@@ -238,7 +176,10 @@ def test_quotas_count_per_author_on_every_replica_and_say_when_they_reset(
 
     async def test() -> None:
         bounds = {"versions_per_name_per_day": 2, "names_per_author": 2}
-        async with tier(tmp_path, redis_server, "open", **bounds) as (ref_a, ref_b):
+        async with tier(tmp_path, redis_server, "open", signups_per_minute=3, **bounds) as (
+            ref_a,
+            ref_b,
+        ):
             a, b = Client(ref_a), Client(ref_b)
             author = await a.sign_up("busy")
             await a.register("quick", author.token)
@@ -248,7 +189,7 @@ def test_quotas_count_per_author_on_every_replica_and_say_when_they_reset(
             printed = await asyncio.to_thread(
                 subprocess.run,
                 [*ARENA, "bot", "register", "quick", "--version", "3", "--referee",
-                 f"127.0.0.1:{ref_b.port}", "--author-token", author.token],
+                 address(ref_b), "--author-token", author.token],
                 capture_output=True,
                 text=True,
                 timeout=60,

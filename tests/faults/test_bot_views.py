@@ -30,10 +30,9 @@ from referee.seat_view import SEAT_VIEW, SeatProjector
 from referee.server import Referee, start
 from referee.settings import RefereeSettings
 from referee.wire_observations import observation_message
-from tests.faults.test_authors import auth, refusal
-from tests.faults.test_challenges import ADMIN, Client, GatedBot, online, tier
 from tests.support.aio import eventually, run
 from tests.support.arena import BotSeat
+from tests.support.authoring import ADMIN, Client, GatedBot, auth, online, refusal, tier
 from tests.support.processes import ARENA, PYTHON, REPO, Processes, arena, clean_env
 from tests.support.public import message_strings
 from tests.support.referee import BADBOT
@@ -166,11 +165,11 @@ def test_an_author_watches_its_seat_and_reads_its_strikes(
         procs = Processes(tmp_path)
         async with tier(tmp_path, redis_server) as referees:
             a, b = Client(referees[0]), Client(referees[1])
-            one, two = await a.sign_up("one"), await b.sign_up("two")
-            alice, alice_token = await a.register("alice", one, GAME)
-            await a.register("dave", one, GAME)
-            carol, carol_token = await b.register("carol", two, GAME)
-            bob, bob_token = await b.register("bob", two, GAME)
+            one, two = await a.author("one"), await b.author("two")
+            alice, alice_token = await a.bot("alice", one, GAME)
+            await a.bot("dave", one, GAME)
+            carol, carol_token = await b.bot("carol", two, GAME)
+            bob, bob_token = await b.bot("bob", two, GAME)
             held: GatedBot | None = None
             clis: list[subprocess.Popen[bytes]] = []
             try:
@@ -369,8 +368,8 @@ def test_a_match_another_referee_plays_is_named(tmp_path: Path) -> None:
         referee = await start(settings)
         client = Client(referee)
         try:
-            one = await client.sign_up("one")
-            bots = [(await client.register(name, one, GAME))[0] for name in ("al", "bo", "cy")]
+            one = await client.author("one")
+            bots = [(await client.bot(name, one, GAME))[0] for name in ("al", "bo", "cy")]
             request = MatchRequest("far", GAME, 3, tuple(bots), None, {}, False, 1000)
             await asyncio.to_thread(referee.store.create_match, request, Lease("faraway", 60))
             said = await refusal(watch(client, one, "far", "al"), S.FAILED_PRECONDITION)

@@ -9,118 +9,31 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
-from collections.abc import AsyncIterator
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 
 import grpc
 from sqlalchemy import select
 
-import bots
-from bots.sdk import BotRunner
 from cardarena_api.v1 import arena_pb2 as pb
-from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
 from ladder import recording
 from ladder.models import AuthorRow, MatchRow, RatingHistoryRow, RatingRow, ResultRow
 from ladder.store import Store
-from referee.server import Referee
-from tests.faults.test_authors import auth, code_of, refusal
-from tests.support.aio import eventually, replicas, run
+from tests.support.aio import eventually, run
+from tests.support.authoring import (
+    ADMIN,
+    Client,
+    GatedBot,
+    auth,
+    code_of,
+    online,
+    playing,
+    refusal,
+    tier,
+)
 from tests.support.processes import ARENA
 from tests.support.services import RedisServer
 
-ADMIN = "challenges-admin-token"
 S = grpc.StatusCode
-
-
-def tier(
-    tmp_path: Path, redis: RedisServer, **settings: int
-) -> AbstractAsyncContextManager[list[Referee]]:
-    """Replicas a (127.0.0.1) and b ([::1]: its clients come from another address), open
-    sign-up, an admin token."""
-    return replicas(
-        tmp_path,
-        redis,
-        "a",
-        "b",
-        hosts=("127.0.0.1", "[::1]"),
-        admin_token=ADMIN,
-        signup_mode="open",
-        **settings,
-    )
-
-
-def address(referee: Referee) -> str:
-    return f"{referee.settings.listen.rsplit(':', 1)[0]}:{referee.port}"
-
-
-class Client:
-    """The stubs of one replica, from its own client address."""
-
-    def __init__(self, referee: Referee) -> None:
-        self.address = address(referee)
-        self.channel = grpc.aio.insecure_channel(self.address)
-        self.authors = pb_grpc.AuthorServiceStub(self.channel)
-        self.bots = pb_grpc.BotServiceStub(self.channel)
-        self.matches = pb_grpc.RefereeServiceStub(self.channel)
-
-    async def sign_up(self, name: str) -> str:
-        reply = await self.authors.CreateAuthor(pb.CreateAuthorRequest(name=name), timeout=10)
-        return str(reply.token)
-
-    async def register(self, name: str, token: str, game: str) -> tuple[str, str]:
-        request = pb.RegisterRequest(name=name, version="1", games=[game])
-        reply = await self.bots.Register(request, metadata=auth(token), timeout=10)
-        return reply.bot_id, reply.token
-
-    def challenge(
-        self, token: str, bot: str, opponents: list[str], game: str, **fields: object
-    ) -> grpc.aio.UnaryUnaryCall[pb.ChallengeRequest, pb.Match]:
-        request = pb.ChallengeRequest(bot=bot, opponents=opponents, game=game, **fields)  # type: ignore[arg-type]
-        return self.authors.Challenge(request, metadata=auth(token), timeout=60)
-
-
-@asynccontextmanager
-async def playing(*runs: tuple[str, str]) -> AsyncIterator[None]:
-    """Random bots playing with these (address, token)s until the block ends."""
-    runners = [BotRunner(bots.load("random"), where, token, 4) for where, token in runs]
-    tasks = [asyncio.create_task(runner.run(max_backoff_s=0.5)) for runner in runners]
-    try:
-        yield
-    finally:
-        for runner in runners:
-            runner.stop()
-        await asyncio.gather(*tasks, return_exceptions=True)
-
-
-class GatedBot:
-    """A bot's session that answers nothing until `gate` is set: its matches keep running."""
-
-    def __init__(self, where: str, token: str) -> None:
-        self.gate = asyncio.Event()
-        self._where, self._token = where, token
-        self.task = asyncio.create_task(self._run())
-
-    async def _run(self) -> None:
-        async with grpc.aio.insecure_channel(self._where) as channel:
-            stream = pb_grpc.BotServiceStub(channel).Session(metadata=auth(self._token))  # type: ignore[call-arg]
-            await stream.write(pb.BotMessage(hello=pb.Hello(capacity=4)))
-            while (message := await stream.read()) is not grpc.aio.EOF:
-                assert isinstance(message, pb.RefereeMessage)
-                if message.WhichOneof("kind") == "act":
-                    await self.gate.wait()
-                    answer = pb.Answer(request_id=message.act.request_id, index=0)
-                    await stream.write(pb.BotMessage(answer=answer))
-
-
-async def online(client: Client, *bot_ids: str) -> None:
-    async def listed() -> bool:
-        reply = await client.matches.ListSessions(
-            pb.ListSessionsRequest(), metadata=auth(ADMIN), timeout=10
-        )
-        return set(bot_ids) <= {s.bot_id for s in reply.sessions}
-
-    await eventually(listed, f"bots {bot_ids} online", 30)
 
 
 def arena(*argv: str) -> subprocess.CompletedProcess[str]:
@@ -139,12 +52,12 @@ def test_an_author_challenges_another_authors_bots_unrated(
     async def test() -> None:
         async with tier(tmp_path, redis_server) as (ref_a, ref_b):
             a, b = Client(ref_a), Client(ref_b)
-            one, two = await a.sign_up("one"), await b.sign_up("two")
-            alice, alice_token = await a.register("alice", one, "golden10")
-            carol, carol_token = await a.register("carol", one, "golden10")
-            await a.register("ghost", one, "golden10")
-            bolt, bolt_token = await b.register("bolt", two, "golden10")
-            dash, dash_token = await b.register("dash", two, "golden10")
+            one, two = await a.author("one"), await b.author("two")
+            alice, alice_token = await a.bot("alice", one, "golden10")
+            carol, carol_token = await a.bot("carol", one, "golden10")
+            await a.bot("ghost", one, "golden10")
+            bolt, bolt_token = await b.bot("bolt", two, "golden10")
+            dash, dash_token = await b.bot("dash", two, "golden10")
             store = ref_a.store
             printed = await asyncio.to_thread(
                 arena,
@@ -260,10 +173,10 @@ def test_quotas_count_per_author_across_addresses_and_say_when_they_free_up(
         async with tier(tmp_path, redis_server, **quotas) as (ref_a, ref_b):
             a, b = Client(ref_a), Client(ref_b)
             # One sign-up a minute per address: both succeed, so the two are two addresses.
-            busy, other = await a.sign_up("busy"), await b.sign_up("other")
+            busy, other = await a.author("busy"), await b.author("other")
             assert await code_of(a.sign_up("third")) == S.RESOURCE_EXHAUSTED
-            slow, slow_token = await a.register("slow", busy, "goof")
-            pal, pal_token = await b.register("pal", other, "goof")
+            slow, slow_token = await a.bot("slow", busy, "goof")
+            pal, pal_token = await b.bot("pal", other, "goof")
             gated = GatedBot(a.address, slow_token)
             async with playing((b.address, pal_token)):
                 await online(a, slow, pal)
