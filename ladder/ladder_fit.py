@@ -17,8 +17,9 @@ results, takes that as its prior (`FIELD_SD` before the first). With a
 fixed prior wider than the field, the ratings of an adaptive ladder came
 out too far apart: `ladder.matchmaking.information_tables` seats bots of
 like rating together, whose games say little about the whole field's
-width (in a field of 200 Elo, a mean error of 121 Elo at 10 games per bot
-with the prior fixed at 300, 62 with the prior learnt).
+width (in a field of 200 Elo, a mean error of 107 Elo at 10 games per bot
+with the prior fixed at 300, 64 with the prior learnt: `bench.ladder_sim
+--spread 200`).
 
 Why this model and not the live Elo or an online Bayesian rater: for bots
 of fixed strength a fit of all the games reads each game with the
