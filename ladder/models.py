@@ -195,10 +195,13 @@ class LadderRow(Base):
     game: Mapped[str] = mapped_column(String(32))
     players: Mapped[int] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    field_sd: Mapped[float | None] = mapped_column(nullable=True)
+    """The spread of the field (Elo) the last fit learnt: the next fit's prior."""
+    fitted_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 
 
 class RatingRow(Base):
-    """A bot version's live Elo on one ladder."""
+    """A bot version's live Elo on one ladder, and its rating in the ladder's fit."""
 
     __tablename__ = "ratings"
 
@@ -207,6 +210,10 @@ class RatingRow(Base):
     rating: Mapped[float]
     games: Mapped[int] = mapped_column(Integer)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    fit_rating: Mapped[float | None] = mapped_column(nullable=True)
+    """The ladder's Plackett-Luce fit of all its rated games (`ladder.ladder_fit`), Elo scale."""
+    fit_se: Mapped[float | None] = mapped_column(nullable=True)
+    """That rating's standard error (Elo); None until the ladder's first fit."""
 
 
 class RatingHistoryRow(Base):
