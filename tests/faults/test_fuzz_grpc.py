@@ -86,6 +86,24 @@ DOCUMENTED: dict[str, set[grpc.StatusCode]] = {
     "RotateBotToken": {S.OK, S.NOT_FOUND, S.UNAUTHENTICATED, S.PERMISSION_DENIED, S.ABORTED},
     "TransferBot": {S.OK, S.NOT_FOUND, S.UNAUTHENTICATED, S.PERMISSION_DENIED},
     "CreateInvite": {S.OK, S.INVALID_ARGUMENT, S.UNAUTHENTICATED, S.PERMISSION_DENIED},
+    "SetBot": {S.OK, S.NOT_FOUND, S.UNAUTHENTICATED, S.PERMISSION_DENIED},
+    "Challenge": {
+        S.OK,
+        S.INVALID_ARGUMENT,
+        S.NOT_FOUND,
+        S.ALREADY_EXISTS,
+        S.FAILED_PRECONDITION,
+        S.UNAUTHENTICATED,
+        S.PERMISSION_DENIED,
+    },
+    "BotMatches": {S.OK, S.INVALID_ARGUMENT, S.NOT_FOUND, S.UNAUTHENTICATED, S.PERMISSION_DENIED},
+    "WatchSeat": {
+        S.OK,
+        S.NOT_FOUND,
+        S.FAILED_PRECONDITION,
+        S.UNAUTHENTICATED,
+        S.PERMISSION_DENIED,
+    },
     "Check": {S.OK, S.NOT_FOUND},
     "ServerReflectionInfo": {S.OK},
 }
@@ -141,6 +159,12 @@ ORDER = (
     "StartMatch",
     "GetReplay",
     "ListSessions",
+    "BotMatches",
+    "WatchSeat",
+    # After StartMatch's matches: a challenge of the fuzzed bots may start one more, and its
+    # wait is bounded by the call's timeout. SetBot may turn their challenges off.
+    "Challenge",
+    "SetBot",
     # Last of the referee's own: rotating the fuzzed bots' tokens would close the gate
     # of Session to the fuzzer.
     "CreateAuthor",
@@ -280,6 +304,11 @@ def target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
             "0",
             "--reads-per-minute",
             "0",
+            # No quota either: RESOURCE_EXHAUSTED stays the answer to a message too big.
+            "--challenges-per-hour",
+            "0",
+            "--challenges-at-once",
+            "0",
         )
         session_bot = referee.register("fuzz-session")
         match_bots = [referee.register("fuzz-match", (game,)) for game in ALL_GAMES]
@@ -322,6 +351,9 @@ def build_requests(
             "game": (*games.names(), "chess", "GOODGE"),
             "bot_ids": (*bot_ids, target.session_bot.bot_id, "b0000000000000000"),
             "bot_id": bot_ids,
+            "bot": (*bot_ids, "fuzz-match", "fuzz-session", "fuzz-match@1", "nobody"),
+            "opponents": (*bot_ids, "fuzz-match", "fuzz-session", "nobody"),
+            "challenge_id": ("c-1", "c-2", "", "x" * 41, "bad id"),
             "match_id": tuple(f"fuzz-{i}" for i in range(1, 9)),
             "request_id": ("r-1", "1", ""),
             "service": (
@@ -363,6 +395,8 @@ def build_requests(
             return choices[2]  # the bot's token: past the gate, into the stream
         if rpc.name in ("StartMatch", "WatchMatch", "ListSessions") and rng.random() < 0.6:
             return choices[1]  # the admin token: past the gate, into the checks
+        if rpc.name in ("SetBot", "Challenge", "BotMatches", "WatchSeat") and rng.random() < 0.6:
+            return choices[11]  # the fuzzed bots' author: past the gate, into the checks
         return rng.choice(choices)
 
     for _ in range(WELL_FORMED):
