@@ -1,4 +1,4 @@
-"""`arena ladder`: the live Elo standings of one ladder or of all.
+"""`arena ladder`: the standings of one ladder or of all, each rating with its uncertainty.
 
 The store is imported when the command runs, so `arena --help` stays quick.
 """
@@ -23,11 +23,15 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     """Register `ladder` on the `arena` parser."""
     parser = commands.add_parser(
         "ladder",
-        help="live Elo standings of a ladder (or of all ladders)",
-        description="The live multiplayer Elo standings: one ladder per game and player count, "
-        "e.g. goodge-4p. A rating is provisional until the bot has played 20 rated matches; a "
-        "new bot's first ladder matches are unrated practice (ARENA_LADDER_PRACTICE_MATCHES). "
-        "Retired bots are left out.",
+        help="standings of a ladder (or of all ladders): rating +- error, live Elo",
+        description="The standings: one ladder per game and player count, e.g. goodge-4p. "
+        "The rating is the ladder's Plackett-Luce fit of all its rated games on the Elo scale, "
+        "refreshed after each result, +- its standard error; the standings rank by it. The "
+        "live multiplayer Elo, moved by each result, is shown beside it. A rating is "
+        "provisional while its error is too large to rank the bot with confidence (the "
+        "threshold is printed below the table), or before the bot's first fit; a new bot's "
+        "first ladder matches are unrated practice "
+        "(ARENA_LADDER_PRACTICE_MATCHES). Retired bots are left out.",
     )
     parser.add_argument("ladder", nargs="?", help="a ladder id such as goodge-4p (default: all)")
     parser.add_argument("--json", action="store_true", help="print JSON")
@@ -62,6 +66,8 @@ def run_ladder(args: argparse.Namespace) -> int:
                         "bot_id": line.bot_id,
                         "version": line.version,
                         "rating": round(line.rating, 2),
+                        "se": None if line.se is None else round(line.se, 2),
+                        "elo": round(line.elo, 2),
                         "games": line.games,
                         "provisional": line.provisional,
                         "online": line.online,
@@ -92,6 +98,8 @@ def standings_text(
     practice: Mapping[str, Sequence[PracticeLine]] | None = None,
 ) -> str:
     """Ladder standings as `arena ladder` prints them, with the bots still in practice."""
+    from ladder.queries import PROVISIONAL_SE
+
     out = []
     for lid, lines in tables.items():
         out.append(f"{lid}:")
@@ -100,7 +108,9 @@ def standings_text(
                 (
                     f"{line.rank}.",
                     f"{line.bot}@{line.version}",
-                    f"{line.rating:.1f}",
+                    f"{line.rating:.0f}",
+                    "" if line.se is None else f"\u00b1 {line.se:.0f}",
+                    f"{line.elo:.1f}",
                     plural(line.games, "match", "matches"),
                     ", ".join(
                         word
@@ -113,7 +123,14 @@ def standings_text(
                 )
                 for line in lines
             ]
-            out.append(table(("#", "bot", "rating", "rated", ""), rows, right={0, 2}, indent="  "))
+            out.append(
+                table(
+                    ("#", "bot", "rating", "\u00b1 error", "live Elo", "rated", ""),
+                    rows,
+                    right={0, 2, 3, 4},
+                    indent="  ",
+                )
+            )
         else:
             out.append("  (no rated bots yet)")
         for line in (practice or {}).get(lid, ()):
@@ -121,4 +138,8 @@ def standings_text(
                 f"  in practice (unrated): {line.bot}, "
                 f"{plural(line.played, 'match', 'matches')} so far"
             )
+    if any(line.provisional for lines in tables.values() for line in lines):
+        out.append(
+            f"provisional: an error above \u00b1 {PROVISIONAL_SE:.0f} Elo, or not fitted yet"
+        )
     return "\n".join(out) if out else "no ladders yet"

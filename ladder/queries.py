@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from ladder.ladder_fit import PROVISIONAL_SE as PROVISIONAL_SE
 from ladder.models import (
     BotRow,
     LadderRow,
@@ -75,7 +76,13 @@ class Standing:
     bot: str
     version: str
     rating: float
+    """The ladder's fit (`ladder.standings_fit`), or the live Elo before the bot's first fit."""
+    se: float | None
+    """The fit's standard error of `rating` (Elo); None before the bot's first fit."""
+    elo: float
+    """The live Elo, moved by each result."""
     games: int
+    """Rated matches."""
     provisional: bool
     online: bool
 
@@ -179,8 +186,19 @@ def ladder_id(game: str, players: int) -> str:
     return f"{game}-{players}p"
 
 
-PROVISIONAL_GAMES = 20
-"""Below this many rated games a bot's rating is marked provisional."""
+def shown_rating(row: RatingRow) -> tuple[float, float | None]:
+    """A bot's rating on a ladder as the standings show it, and its standard error: the
+    ladder's fit, which rates bots of fixed strength better than the live Elo
+    (`ladder.ladder_fit`); the live Elo, with no error, before the bot's first fit."""
+    if row.fit_rating is None:
+        return row.rating, None
+    return row.fit_rating, row.fit_se
+
+
+def is_provisional(se: float | None) -> bool:
+    """Whether a rating is too uncertain to rank its bot with confidence: its standard error
+    is above `PROVISIONAL_SE`, or it has none yet (not fitted)."""
+    return se is None or se > PROVISIONAL_SE
 
 
 def is_online(row: BotRow, now: datetime | None = None) -> bool:
@@ -256,28 +274,37 @@ def ladders(store: Store) -> list[str]:
 
 
 def standings(store: Store, ladder: str) -> list[Standing]:
-    """The ladder's bots by live rating, best first."""
+    """The ladder's bots by rating (`shown_rating`), best first; the live Elo breaks ties."""
     with store.session() as session:
         rows = session.execute(
             select(RatingRow, BotRow)
             .join(BotRow, BotRow.id == RatingRow.bot_id)
             .where(RatingRow.ladder_id == ladder, BotRow.retired_at.is_(None))
-            .order_by(RatingRow.rating.desc(), BotRow.name)
+            .order_by(
+                func.coalesce(RatingRow.fit_rating, RatingRow.rating).desc(),
+                RatingRow.rating.desc(),
+                BotRow.name,
+            )
         ).all()
         now = utcnow()
-        return [
-            Standing(
-                rank=number,
-                bot_id=bot.id,
-                bot=bot.name,
-                version=bot.version,
-                rating=rating.rating,
-                games=rating.games,
-                provisional=rating.games < PROVISIONAL_GAMES,
-                online=is_online(bot, now),
+        lines = []
+        for number, (rating, bot) in enumerate(rows, start=1):
+            shown, se = shown_rating(rating)
+            lines.append(
+                Standing(
+                    rank=number,
+                    bot_id=bot.id,
+                    bot=bot.name,
+                    version=bot.version,
+                    rating=shown,
+                    se=se,
+                    elo=rating.rating,
+                    games=rating.games,
+                    provisional=is_provisional(se),
+                    online=is_online(bot, now),
+                )
             )
-            for number, (rating, bot) in enumerate(rows, start=1)
-        ]
+        return lines
 
 
 def in_practice(store: Store, ladder: str) -> list[PracticeLine]:

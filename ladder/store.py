@@ -395,6 +395,13 @@ class Store:
                 challenges.count_new(session, request.challenger, quotas, now, later)
         return _match(row)
 
+    def database_now(self) -> datetime:
+        """The database's clock now: the one clock every worker and replica shares."""
+        with self.session() as session:
+            now: datetime | None = session.scalar(select(self._database_now()))
+        assert now is not None
+        return now
+
     def _database_now(self, seconds: float = 0.0) -> ColumnElement[datetime]:
         """The database's now, `seconds` on: the one clock all replicas' leases share."""
         if self.engine.dialect.name == "sqlite":

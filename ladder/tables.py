@@ -9,6 +9,7 @@ superiority and an SPRT.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import select, update
@@ -52,15 +53,20 @@ def _tournament_rankings(
     rankings: list[list[tuple[int, int]]] = []
     matches: list[str] = []
     for (match_id, _), group in itertools.groupby(seats, key=lambda s: (s.match_id, s.game_index)):
-        game = list(group)
-        playing = [s for s in game if (s.match_id, s.bot_id) not in forfeits]
-        ranking = [
-            (index[s.bot_id], 1 + sum(1 for o in playing if o.rank < s.rank)) for s in playing
-        ]
-        ranking += [(index[s.bot_id], len(playing) + 1) for s in game if s not in playing]
-        rankings.append(ranking)
+        game = [(s.bot_id, s.rank, (s.match_id, s.bot_id) in forfeits) for s in group]
+        rankings.append([(index[bot], rank) for bot, rank in forfeiters_last(game)])
         matches.append(match_id)
     return entrants, rankings, matches
+
+
+def forfeiters_last(game: Sequence[tuple[str, int, bool]]) -> list[tuple[str, int]]:
+    """One game's ranking from its seats, each (bot, rank in the game, forfeited the match):
+    the seats' ranks, except that a bot that forfeited the match is placed last (as in the
+    match result), the others keeping their order."""
+    playing = [(bot, rank) for bot, rank, forfeit in game if not forfeit]
+    ranking = [(bot, 1 + sum(1 for _, other in playing if other < rank)) for bot, rank in playing]
+    ranking += [(bot, len(playing) + 1) for bot, _, forfeit in game if forfeit]
+    return ranking
 
 
 def _labels(keys: list[str]) -> list[int]:

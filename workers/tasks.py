@@ -4,7 +4,8 @@
   planned match not yet recorded.
 - `arena.play_match(match_id)`: ask the referee to play it (idempotent by
   id; an aborted match is asked again), wait for its end, record it exactly
-  once, and finish its tournament (the table) when that completed it.
+  once, refit its ladder's standings (`ladder.standings_fit`), and finish
+  its tournament (the table) when that completed it.
 - `arena.finish_tournament(tournament_id)`: the maximum-likelihood table (for
   a tournament found complete other than by recording its last match).
 - `arena.run_schedules()` (beat, every minute): start due scheduled runs.
@@ -15,7 +16,8 @@
   are neither recorded nor playing, planned more than ARENA_SWEEP_AGE_S ago
   (their tasks were lost, e.g. by a broker restarted without its data), and
   `finish_tournament` for complete ones. First, whatever the queue, it
-  records the finished challenges that their referee failed to record.
+  records the finished challenges that their referee failed to record, and
+  refits the standings of ladders whose fit may miss a result.
 
 Transient failures (the referee unreachable or slow, a database error, a
 match aborted by a dying referee) are retried with exponential back-off, a
@@ -38,7 +40,7 @@ from celery.schedules import crontab
 from kombu.exceptions import ChannelError
 from sqlalchemy.exc import DBAPIError
 
-from ladder import continuous, queries, recording, tables, tournaments
+from ladder import continuous, queries, recording, standings_fit, tables, tournaments
 from ladder.records import MatchStatus, TournamentStatus
 from ladder.store import NotFound
 from workers.celery_app import QUEUE, ArenaCelery
@@ -122,12 +124,26 @@ def play_match(app: ArenaCelery, match_id: str) -> str:
             app.metrics.matches_recorded.labels(lid).inc()
             app.metrics.rating_updates.labels(lid).inc(request.players)
             outcome = "recorded"
+            refresh_standings(app, lid)
     tournament_id = tournaments.tournament_of(store, match_id)
     if tournament_id is not None and tournaments.ready_to_finish(store, tournament_id):
         # Here rather than in a task of its own: the table follows the last result at
         # once, not one more trip through the broker later (up to its polling interval).
         finish_tournament(app, tournament_id)
     return outcome
+
+
+def refresh_standings(app: ArenaCelery, lid: str) -> None:
+    """Refit the ladder's standings (`ladder.standings_fit`) after a recorded result.
+
+    Outside the recording's transaction: the result is safe whatever happens
+    here. A failure is logged and not retried: the fit is of all the games,
+    so the next result's refresh, or the sweep's, puts everything right.
+    """
+    try:
+        standings_fit.refresh_fit(app.resources().store, lid)
+    except Exception:
+        log.exception("ladder %s: the standings were not refitted; the next refresh will", lid)
 
 
 def create_round_robin(app: ArenaCelery, tournament_id: str) -> int:
@@ -232,6 +248,8 @@ def sweep(app: ArenaCelery) -> list[str]:
     recorded = recording.record_challenges(app.resources().store)
     if recorded:
         log.warning("sweep: recorded %d challenges left unrecorded: %s", len(recorded), recorded)
+    for lid in standings_fit.stale_ladders(app.resources().store):
+        refresh_standings(app, lid)
     if queue_length(app) != 0:
         return []
     planned_before = datetime.now(UTC) - timedelta(seconds=app.settings.sweep_age_s)

@@ -29,7 +29,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from ladder import queries
 from ladder.store import Store
 from ladder.web import author_views, live, views
-from ladder.web.charts import Point, interval_bar, interval_scale, line_chart
+from ladder.web.charts import Band, Point, interval_bar, interval_scale, line_chart
 from ladder.web.metrics import MetricsMiddleware, WebMetrics
 from ladder.web.schemas import (
     AuthorPageOut,
@@ -122,7 +122,7 @@ def create_app(
         game_title=views.game_title,
         split_ladder=views.split_ladder,
         poll_ms=int(poll_seconds * 1000),
-        provisional_games=queries.PROVISIONAL_GAMES,
+        provisional_se=queries.PROVISIONAL_SE,
     )
 
     def page(request: Request, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
@@ -190,13 +190,25 @@ def create_app(
                 series.insert(
                     0, Point(rating.start_rating, "0", f"start {rating.start_rating:.1f}")
                 )
+            # The history is the live Elo's; the ladder's fit is drawn as it stands now, its
+            # rating and 95% band (rating +- 2 se): the fit has no history of its own.
+            band = None
+            if rating.se is not None:
+                band = Band(
+                    rating.rating,
+                    rating.rating - 2 * rating.se,
+                    rating.rating + 2 * rating.se,
+                    f"the ladder's fit now: {rating.rating:.0f} \u00b1 {2 * rating.se:.0f} "
+                    "(rating \u00b1 2 standard errors)",
+                )
             charts.append(
                 (
                     rating,
                     line_chart(
                         series,
-                        title=f"rating of {views.label(data.bot)} on {rating.ladder_id}",
+                        title=f"live Elo of {views.label(data.bot)} on {rating.ladder_id}",
                         baseline=rating.start_rating,
+                        band=band,
                         x_label="rated matches played",
                         y_label="rating (Elo)",
                     ),

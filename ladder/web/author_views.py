@@ -32,5 +32,5 @@ def author_page(store: Store, ref: str) -> AuthorPageOut:
             for owned in view.names
         ],
         matches=match_lines(store, bot_ids, author_queries.RECENT_MATCHES),
-        provisional_games=queries.PROVISIONAL_GAMES,
+        provisional_se=queries.PROVISIONAL_SE,
     )

@@ -20,6 +20,16 @@ class Point:
     tip: str
 
 
+@dataclass(frozen=True)
+class Band:
+    """A horizontal band across a chart, from `low` to `high` around `centre`, with a tooltip."""
+
+    centre: float
+    low: float
+    high: float
+    tip: str
+
+
 def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
     """Round tick values covering [low, high], about `count` of them."""
     if high <= low:
@@ -52,13 +62,17 @@ def line_chart(
     height: int = 220,
     title: str = "",
     baseline: float | None = None,
+    band: Band | None = None,
     x_label: str = "",
     y_label: str = "",
 ) -> Markup:
-    """A line chart of `points` left to right, with labelled axes and point tooltips."""
+    """A line chart of `points` left to right, with labelled axes and point tooltips, over
+    a shaded `band` if given."""
     left, right, top, bottom = 66, 16, 14, 44
     inner_w, inner_h = width - left - right, height - top - bottom
     values = [p.value for p in points] + ([baseline] if baseline is not None else [])
+    if band is not None:
+        values += [band.low, band.high]
     ticks = nice_ticks(min(values), max(values)) if values else [0.0, 1.0]
     y_low, y_high = ticks[0], ticks[-1]
 
@@ -81,6 +95,15 @@ def line_chart(
             f'<line class="grid" x1="{left}" x2="{width - right}" y1="{ty:.1f}" y2="{ty:.1f}"/>'
             f'<text class="axis" x="{left - 6}" y="{ty + 4:.1f}" text-anchor="end">'
             f"{_fmt(tick)}</text>"
+        )
+    if band is not None:
+        high, low, centre = y(band.high), y(band.low), y(band.centre)
+        parts.append(
+            f'<g class="band"><title>{_text(band.tip)}</title>'
+            f'<rect class="band-area" x="{left}" y="{high:.1f}" width="{inner_w}" '
+            f'height="{max(1.0, low - high):.1f}"/>'
+            f'<line class="band-centre" x1="{left}" x2="{width - right}" y1="{centre:.1f}" '
+            f'y2="{centre:.1f}"/></g>'
         )
     if baseline is not None:
         by = y(baseline)

@@ -12,7 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from ladder.author_queries import RECENT_MATCHES
-from ladder.queries import PROVISIONAL_GAMES
+from ladder.queries import PROVISIONAL_SE
 
 
 class BotRefOut(BaseModel):
@@ -32,16 +32,27 @@ class BotOut(BotRefOut):
     retired: bool = Field(description="retired: kept with its history, out of the standings")
 
 
+RATING = (
+    "the rating the standings rank by: the ladder's Plackett-Luce fit of all its rated games "
+    "(Elo scale), or the live Elo before the bot's first fit"
+)
+SE = "the fit's standard error of the rating (Elo); null before the bot's first fit"
+ELO = "the live multiplayer Elo, moved by each rated result"
+PROVISIONAL = f"the rating's standard error is above {PROVISIONAL_SE:.0f} Elo, or not known yet"
+
+
 class StandingOut(BaseModel):
-    """One line of a ladder's standings (live Elo)."""
+    """One line of a ladder's standings: the fit's rating with its error, and the live Elo."""
 
     rank: int
     bot_id: str
     bot: str
     version: str
-    rating: float
-    games: int
-    provisional: bool = Field(description=f"fewer than {PROVISIONAL_GAMES} rated games")
+    rating: float = Field(description=RATING)
+    se: float | None = Field(description=SE)
+    elo: float = Field(description=ELO)
+    games: int = Field(description="rated matches")
+    provisional: bool = Field(description=PROVISIONAL)
     online: bool = Field(description="holds a session with a referee now")
 
 
@@ -70,8 +81,8 @@ class LaddersOut(BaseModel):
     """Every ladder that has rated games."""
 
     ladders: list[LadderOut]
-    provisional_games: int = Field(
-        description="a rating is provisional until its bot has played this many rated games"
+    provisional_se: float = Field(
+        description="a rating whose standard error (Elo) is above this is provisional"
     )
 
 
@@ -86,15 +97,17 @@ class HistoryPointOut(BaseModel):
 
 
 class BotRatingOut(BaseModel):
-    """A bot's live rating on one ladder."""
+    """A bot's rating on one ladder, with its error, and its live Elo."""
 
     ladder_id: str
     rank: int | None = Field(description="null once retired: the standings leave it out")
-    rating: float
-    games: int
-    provisional: bool = Field(description=f"fewer than {PROVISIONAL_GAMES} rated games")
+    rating: float = Field(description=RATING)
+    se: float | None = Field(description=SE)
+    elo: float = Field(description=ELO)
+    games: int = Field(description="rated matches")
+    provisional: bool = Field(description=PROVISIONAL)
     start_rating: float | None = Field(
-        description="the rating before its first recorded match on this ladder"
+        description="the live Elo before its first recorded match on this ladder"
     )
 
 
@@ -136,8 +149,8 @@ class BotPageOut(BaseModel):
     matches: list[MatchLineOut]
     strikes: int = Field(description="strikes in all its recorded matches")
     forfeits: int = Field(description="recorded matches it forfeited")
-    provisional_games: int = Field(
-        description="a rating is provisional until its bot has played this many rated games"
+    provisional_se: float = Field(
+        description="a rating whose standard error (Elo) is above this is provisional"
     )
 
 
@@ -171,8 +184,8 @@ class AuthorPageOut(BaseModel):
     matches: list[MatchLineOut] = Field(
         description=f"recorded, newest first; at most {RECENT_MATCHES}"
     )
-    provisional_games: int = Field(
-        description="a rating is provisional until its bot has played this many rated games"
+    provisional_se: float = Field(
+        description="a rating whose standard error (Elo) is above this is provisional"
     )
 
 

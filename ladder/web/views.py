@@ -108,6 +108,8 @@ def _standing(line: queries.Standing) -> StandingOut:
         bot=line.bot,
         version=line.version,
         rating=line.rating,
+        se=line.se,
+        elo=line.elo,
         games=line.games,
         provisional=line.provisional,
         online=line.online,
@@ -141,7 +143,7 @@ def ladders(store: Store) -> LaddersOut:
     """Every ladder with its standings."""
     return LaddersOut(
         ladders=[ladder(store, ladder_id) for ladder_id in queries.ladders(store)],
-        provisional_games=queries.PROVISIONAL_GAMES,
+        provisional_se=queries.PROVISIONAL_SE,
     )
 
 
@@ -180,7 +182,7 @@ def bot_page(store: Store, ref: str) -> BotPageOut:
         matches=match_lines(store, [bot.id]),
         strikes=strikes or 0,
         forfeits=forfeits or 0,
-        provisional_games=queries.PROVISIONAL_GAMES,
+        provisional_se=queries.PROVISIONAL_SE,
     )
 
 
@@ -198,8 +200,9 @@ def bot_out(bot: queries.BotLine) -> BotOut:
 
 
 def bot_ratings(store: Store, bot_ids: list[str]) -> dict[str, list[BotRatingOut]]:
-    """Each bot's live ratings by ladder, with its rank and its rating before its first
-    recorded match there (challenges leave both alone: they write no rating)."""
+    """Each bot's ratings by ladder (`queries.shown_rating`, and the live Elo), with its rank
+    and its live Elo before its first recorded match there (challenges leave both alone:
+    they write no rating)."""
     with store.session() as session:
         first = {
             (bot_id, ladder_id): before
@@ -231,13 +234,16 @@ def bot_ratings(store: Store, bot_ids: list[str]) -> dict[str, list[BotRatingOut
     ratings: dict[str, list[BotRatingOut]] = {bot_id: [] for bot_id in bot_ids}
     for rating in live:
         key = (rating.bot_id, rating.ladder_id)
+        shown, se = queries.shown_rating(rating)
         ratings[rating.bot_id].append(
             BotRatingOut(
                 ladder_id=rating.ladder_id,
                 rank=ranks.get(key),
-                rating=rating.rating,
+                rating=shown,
+                se=se,
+                elo=rating.rating,
                 games=rating.games,
-                provisional=rating.games < queries.PROVISIONAL_GAMES,
+                provisional=queries.is_provisional(se),
                 start_rating=first.get(key),
             )
         )

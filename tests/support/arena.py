@@ -4,8 +4,9 @@ Matches are played in this process by the referee's own `MatchRunner`
 through seat channels that ask the reference bots (rules, random) — the
 same engines, result dict and replays that a referee process writes — and
 stored the way the referee stores them (`Store.create_match`, then
-`Store.finish_match`). The ladder records them with `recording.record_match`
-and computes tournament tables with `tables.finish_tournament`. `fill`
+`Store.finish_match`). The ladder records them with `recording.record_match`,
+fits the standings (`standings_fit.refresh_fit`) and computes tournament
+tables with `tables.finish_tournament`. `fill`
 builds it; `Arena` says what it holds.
 """
 
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 from bots.base import Bot, Turn
 from bots.random_bot import RandomBot
 from bots.rules import RulesBot
-from ladder import recording, tables, tournaments
+from ladder import queries, recording, standings_fit, tables, tournaments
 from ladder.records import Notice
 from ladder.store import MatchRequest, Store
 from referee.channels import ActRequest, Answer
@@ -73,6 +74,8 @@ class Arena:
     aborted_match: str = ""
     tournament: str = ""
     open_tournament: str = ""
+    unfitted_ladder: str = "goof-3p"
+    """The ladder left as before its first fit: its standings are the live Elo, no error."""
 
 
 SECRET_SEEDS = {
@@ -147,6 +150,10 @@ def fill(url: str) -> Arena:
             play_and_store(store, request, players)
             assert recording.record_match(store, match_id)
         assert tables.finish_tournament(store, arena.tournament)
+        # The workers refit a ladder's standings after each result; once is the same here.
+        for lid in queries.ladders(store):
+            if lid != arena.unfitted_ladder:
+                assert standings_fit.refresh_fit(store, lid)
         arena.open_tournament = tournaments.create_tournament(
             store,
             "goof",

@@ -32,7 +32,7 @@ def test_api_bot_history_and_matches(client: TestClient, store: Store, arena: Ar
     }
     # The filled arena's bots all play by the rules.
     assert (data["strikes"], data["forfeits"]) == (0, 0)
-    assert data["provisional_games"] == queries.PROVISIONAL_GAMES
+    assert data["provisional_se"] == queries.PROVISIONAL_SE
     with store.session() as session:
         rows = session.scalars(
             select(RatingHistoryRow)
@@ -48,12 +48,14 @@ def test_api_bot_history_and_matches(client: TestClient, store: Store, arena: Ar
     assert {r["ladder_id"] for r in data["ratings"]} == LADDERS
     for rating in data["ratings"]:
         line = next(s for s in queries.standings(store, rating["ladder_id"]) if s.bot_id == ada)
-        assert (rating["rank"], rating["rating"], rating["games"], rating["provisional"]) == (
-            line.rank,
-            line.rating,
-            line.games,
-            line.provisional,
-        )
+        assert (
+            rating["rank"],
+            rating["rating"],
+            rating["se"],
+            rating["elo"],
+            rating["games"],
+            rating["provisional"],
+        ) == (line.rank, line.rating, line.se, line.elo, line.games, line.provisional)
     matches = {line["match_id"]: line for line in data["matches"]}
     assert {"goodge-1", "goodge-2", "golden10-1", "goof-1"} <= set(matches)
     goodge1 = matches["goodge-1"]
@@ -85,6 +87,14 @@ def test_bot_page_draws_one_chart_per_ladder(
             assert f"{point.rating:.1f} after game {point.games}" in chart
         assert '<text class="axis-title x-title"' in chart and ">rated matches played<" in chart
         assert '<text class="axis-title y-title"' in chart and ">rating (Elo)<" in chart
+        # The ladder's fit now, as a band of its rating +- 2 standard errors (none before
+        # the ladder's first fit).
+        line = next(s for s in queries.standings(store, ladder) if s.bot_id == ada)
+        if ladder == arena.unfitted_ladder:
+            assert line.se is None and 'class="band' not in chart
+        else:
+            assert line.se is not None and chart.count('<g class="band">') == 1
+            assert f"the ladder&#39;s fit now: {line.rating:.0f} \u00b1 {2 * line.se:.0f}" in chart
     for match_id in ("goodge-1", "goodge-2", "golden10-1", "goof-1"):
         assert f'href="/matches/{match_id}"' in html
 

@@ -20,18 +20,27 @@ def test_api_ladders_are_the_stored_ratings(client: TestClient, store: Store, ar
     assert {ladder["id"] for ladder in data["ladders"]} == LADDERS
     with store.session() as session:
         stored = {
-            (r.ladder_id, r.bot_id): (r.rating, r.games) for r in session.scalars(select(RatingRow))
+            (r.ladder_id, r.bot_id): (r.fit_rating, r.fit_se, r.rating, r.games)
+            for r in session.scalars(select(RatingRow))
         }
     for ladder in data["ladders"]:
         game, _, players = ladder["id"].rpartition("-")
         assert (ladder["game"], f"{ladder['players']}p") == (game, players)
         lines = ladder["standings"]
         assert [line["rank"] for line in lines] == list(range(1, len(lines) + 1))
+        # Ranked by the fit's rating: the live Elo is beside it, in another order maybe.
         ratings = [line["rating"] for line in lines]
         assert ratings == sorted(ratings, reverse=True)
         for line in lines:
-            assert (line["rating"], line["games"]) == stored[(ladder["id"], line["bot_id"])]
-            assert line["provisional"] is (line["games"] < queries.PROVISIONAL_GAMES)
+            fit, se, elo, games = stored[(ladder["id"], line["bot_id"])]
+            if ladder["id"] == arena.unfitted_ladder:
+                assert fit is None and (line["rating"], line["se"]) == (elo, None)
+                assert line["provisional"] is True
+            else:
+                assert fit is not None and se is not None
+                assert (line["rating"], line["se"]) == (fit, se)
+                assert line["provisional"] is (se > queries.PROVISIONAL_SE)
+            assert (line["elo"], line["games"]) == (elo, games)
     goodge = next(ladder for ladder in data["ladders"] if ladder["id"] == "goodge-4p")
     assert {line["bot"] for line in goodge["standings"]} == set(arena.bots)
     assert all(line["games"] == 2 for line in goodge["standings"])
@@ -51,21 +60,32 @@ def test_standings_page_lists_bots_ratings_and_links(client: TestClient, store: 
         assert f'data-ladder="{ladder_id}"' in html
         for line in queries.standings(store, ladder_id):
             assert f'<a href="/bots/{line.bot_id}">{line.bot}</a>' in html
-            assert f"{line.rating:.1f}" in html
+            shown = f"{line.rating:.0f}"
+            if line.se is not None:
+                shown += f' <span class="se">&plusmn; {line.se:.0f}</span>'
+            assert f'<td class="num rating">{shown}</td>' in html
+            assert f'<td class="num elo">{line.elo:.1f}</td>' in html
     assert "provisional" in html
 
 
-def test_api_ladders_say_when_provisional_ends(client: TestClient) -> None:
+def test_api_ladders_say_when_provisional_ends(client: TestClient, arena: Arena) -> None:
     data = get_json(client, "/api/ladders")
-    assert data["provisional_games"] == queries.PROVISIONAL_GAMES
+    assert data["provisional_se"] == queries.PROVISIONAL_SE
     html = get_html(client, "/")
-    assert f'<span id="provisional-rule">{queries.PROVISIONAL_GAMES} rated games</span>' in html
-    # Each badge says how many rated games are left (every bot here has fewer than 20).
-    line = data["ladders"][0]["standings"][0]
-    assert (
-        f'title="provisional until {queries.PROVISIONAL_GAMES} rated games '
-        f'({queries.PROVISIONAL_GAMES - line["games"]} to go)"'
-    ) in html
+    assert (f'<span id="provisional-rule">&plusmn;{queries.PROVISIONAL_SE:.0f} Elo</span>') in html
+    # Each badge says how uncertain the rating is, or that it has no fit yet.
+    badges = 0
+    for ladder in data["ladders"]:
+        for line in ladder["standings"]:
+            if ladder["id"] == arena.unfitted_ladder:
+                assert line["provisional"] and 'title="not in the ladder\'s fit yet"' in html
+            elif line["provisional"]:
+                badges += 1
+                assert (
+                    f'title="uncertain by {line["se"]:.0f} Elo: provisional while above '
+                    f'{queries.PROVISIONAL_SE:.0f}"'
+                ) in html
+    assert badges  # the one Golden 10 match at 4 leaves every rating there provisional
 
 
 def test_standings_name_the_bots_still_in_practice(tmp_path: Path) -> None:

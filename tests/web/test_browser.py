@@ -30,7 +30,7 @@ from typing import Any
 import pytest
 
 import games
-from ladder import queries, recording
+from ladder import queries, recording, standings_fit
 from ladder.store import MatchRequest, Store
 from ladder.web.security import SECURITY_HEADERS
 from tests.support.arena import BOT_KINDS, Arena, fill, play_and_store
@@ -191,6 +191,13 @@ def table_text(driver: Any, rows: str) -> list[list[str]]:
     )
 
 
+def standing_cells(line: queries.Standing) -> list[str]:
+    """The first cells of a standings row as the page shows `line`: rank, bot, version,
+    rating +- error (no error before the bot's first fit), live Elo, games."""
+    rating = f"{line.rating:.0f}" + ("" if line.se is None else f" \u00b1 {line.se:.0f}")
+    return [str(line.rank), line.bot, line.version, rating, f"{line.elo:.1f}", str(line.games)]
+
+
 def expected_golden10_tricks(log: dict[str, Any]) -> list[dict[str, Any]]:
     """Each trick of a Golden 10 log, from the engine: its plays, the winner if the
     engine shows it (the next leader), and every seat's hand once the trick is complete."""
@@ -228,11 +235,8 @@ def test_browser_standings_bot_chart_and_replay(served: Served, browser: Any, sh
         wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "table.standings tbody tr")))
         for ladder_id in queries.ladders(store):
             shown = table_text(browser, f'table[data-ladder="{ladder_id}"] tbody tr')
-            expected = [
-                [str(s.rank), s.bot, s.version, f"{s.rating:.1f}", str(s.games)]
-                for s in queries.standings(store, ladder_id)
-            ]
-            assert [line[:5] for line in shown] == expected, ladder_id
+            expected = [standing_cells(s) for s in queries.standings(store, ladder_id)]
+            assert [line[:6] for line in shown] == expected, ladder_id
         screenshot(browser, shots / "standings.png")
 
         # A match recorded now appears without reloading the page (the poller).
@@ -244,16 +248,24 @@ def test_browser_standings_bot_chart_and_replay(served: Served, browser: Any, sh
         assert recording.record_match(store, "goodge-3")
         wait.until(
             lambda d: (
-                [line[4] for line in table_text(d, 'table[data-ladder="goodge-4p"] tbody tr')]
+                [line[5] for line in table_text(d, 'table[data-ladder="goodge-4p"] tbody tr')]
                 == ["3"] * 4
             )
         )
         assert browser.execute_script("return window.__notReloaded;") == 42
         shown = table_text(browser, 'table[data-ladder="goodge-4p"] tbody tr')
-        assert [line[:5] for line in shown] == [
-            [str(s.rank), s.bot, s.version, f"{s.rating:.1f}", str(s.games)]
-            for s in queries.standings(store, "goodge-4p")
+        assert [line[:6] for line in shown] == [
+            standing_cells(s) for s in queries.standings(store, "goodge-4p")
         ]
+        # The workers refit the standings next: the poller shows the new fit too.
+        assert standings_fit.refresh_fit(store, "goodge-4p")
+        fitted = [standing_cells(s) for s in queries.standings(store, "goodge-4p")]
+        wait.until(
+            lambda d: (
+                [line[:6] for line in table_text(d, 'table[data-ladder="goodge-4p"] tbody tr')]
+                == fitted
+            )
+        )
 
         # A bot page: its rating chart, with one dot per rated match plus the start.
         browser.find_element(By.LINK_TEXT, "ada").click()
@@ -440,12 +452,10 @@ def test_browser_pages_show_settings_conduct_presence_and_legends(
             assert text(f"{steady} .presence.on") == "online"
             assert text(f"{slip} .presence.off") == "offline"
             assert not browser.find_elements(By.CSS_SELECTOR, f'tr[data-bot="{ids["quits"]}"]')
-            assert text("#provisional-rule") == f"{queries.PROVISIONAL_GAMES} rated games"
+            assert text("#provisional-rule") == f"\u00b1{queries.PROVISIONAL_SE:.0f} Elo"
+            # slip's one match came after the ladder's last fit: no error yet.
             badge = browser.find_element(By.CSS_SELECTOR, f"{slip} .badge.prov")
-            assert badge.get_attribute("title") == (
-                f"provisional until {queries.PROVISIONAL_GAMES} rated games "
-                f"({queries.PROVISIONAL_GAMES - 1} to go)"
-            )
+            assert badge.get_attribute("title") == "not in the ladder's fit yet"
             if width == PHONE:
                 fits_the_phone(browser)
             screenshot(browser, shots / f"standings-{name}.png", width)
@@ -501,7 +511,7 @@ def test_browser_pages_show_settings_conduct_presence_and_legends(
             assert text(".chart-block svg.chart .x-title") == "rated matches played"
             assert text(".chart-block svg.chart .y-title") == "rating (Elo)"
             assert text(".chart-block .prov-rule") == (
-                f"until {queries.PROVISIONAL_GAMES} rated games"
+                f"while its error is above \u00b1{queries.PROVISIONAL_SE:.0f} Elo"
             )
             assert not browser.find_elements(By.ID, "b-retired")
             if width == PHONE:

@@ -220,7 +220,7 @@ def test_bot_names_with_controls_show_escaped(tmp_path: Path) -> None:
         with TestClient(create_app(store)) as client:
             pages = {
                 "/": [visible(RTL_NAME), visible(RTL_VERSION)],
-                f"/bots/{odd}": [shown, f"rating of {shown} on golden10-4p"],
+                f"/bots/{odd}": [shown, f"live Elo of {shown} on golden10-4p"],
                 f"/tournaments/{tournament}": [visible(RTL_NAME)],
                 "/tournaments": [],
                 f"/matches/{matches[0]}": [shown],

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from arena_cli.main import main
-from ladder import queries, recording, tables, tournaments
+from ladder import queries, recording, standings_fit, tables, tournaments
+from ladder.ladder_fit import PROVISIONAL_SE
 from ladder.store import Store
 from tests.support.ladder import check_order, play, register
 
@@ -91,13 +92,43 @@ def test_ladder_json(db: str, capsys: pytest.CaptureFixture[str]) -> None:
     lines: list[dict[str, Any]] = json.loads(out)
     assert len(lines) == 4
     for line in lines:
-        assert set(line) >= {"rank", "bot", "version", "rating", "games", "provisional"}
-        assert line["version"] == "1" and line["games"] == 3 and line["provisional"] is True
+        assert set(line) >= {"rank", "bot", "version", "rating", "se", "elo", "games"}
+        assert line["version"] == "1" and line["games"] == 3
+        # Not fitted yet: the live Elo ranks, with no error, every rating provisional.
+        assert (line["se"], line["rating"], line["provisional"]) == (None, line["elo"], True)
     assert [line["rank"] for line in lines] == [1, 2, 3, 4]
     code, out, _ = run(capsys, "ladder", "golden10-3p", "--json", "--db", db)
     assert code == 0 and json.loads(out) == lines
     code, out, _ = run(capsys, "ladder", "--db", db)
     assert code == 0 and out.startswith("golden10-3p:")
+    assert f"provisional: an error above \u00b1 {PROVISIONAL_SE:.0f} Elo" in out
+
+    # Fitted (as the workers do after each result): rating +- error, the live Elo beside.
+    store = Store(db)
+    try:
+        assert standings_fit.refresh_fit(store, "golden10-3p")
+    finally:
+        store.close()
+    code, out, _ = run(capsys, "ladder", "--json", "--db", db)
+    fitted: list[dict[str, Any]] = json.loads(out)
+    ratings = [line["rating"] for line in fitted]
+    assert ratings == sorted(ratings, reverse=True)
+    assert {line["bot_id"]: line["elo"] for line in fitted} == {
+        line["bot_id"]: line["elo"] for line in lines
+    }
+    for line in fitted:
+        assert line["se"] > 0 and line["provisional"] is (line["se"] > PROVISIONAL_SE)
+    code, out, _ = run(capsys, "ladder", "--db", db)
+    header, *rows = out.splitlines()[1:5]
+    assert header.split() == ["#", "bot", "rating", "\u00b1", "error", "live", "Elo", "rated"]
+    for row, line in zip(rows, fitted[:3], strict=True):
+        assert row.split()[1:6] == [
+            f"{line['bot']}@1",
+            f"{line['rating']:.0f}",
+            "\u00b1",
+            f"{line['se']:.0f}",
+            f"{line['elo']:.1f}",
+        ]
 
 
 def test_create_hands_the_tournament_to_the_embedded_broker(

@@ -66,9 +66,14 @@ var Arena = (function () {
     return el("span", { class: "presence " + (online ? "on" : "off"), text: online ? "online" : "offline" });
   }
 
-  function provisional(games, threshold) {
-    return el("span", { class: "badge prov", title: "provisional until " + threshold + " rated games (" +
-      (threshold - games) + " to go)", text: "provisional" });
+  function provisional(se, threshold) {
+    return el("span", { class: "badge prov", title: se === null ? "not in the ladder's fit yet" :
+      "uncertain by " + se.toFixed(0) + " Elo: provisional while above " + threshold.toFixed(0),
+      text: "provisional" });
+  }
+
+  function rating(value, se) {
+    return [value.toFixed(0)].concat(se === null ? [] : [" ", el("span", { class: "se", text: "\u00b1 " + se.toFixed(0) })]);
   }
 
   function standingRow(line, threshold) {
@@ -76,10 +81,11 @@ var Arena = (function () {
       el("td", { class: "num", text: String(line.rank) }),
       el("td", {}, [el("a", { href: "/bots/" + line.bot_id, text: line.bot })]),
       el("td", { text: line.version }),
-      el("td", { class: "num rating", text: line.rating.toFixed(1) }),
+      el("td", { class: "num rating" }, rating(line.rating, line.se)),
+      el("td", { class: "num elo", text: line.elo.toFixed(1) }),
       el("td", { class: "num", text: String(line.games) }),
       el("td", {}, [presence(line.online)]),
-      el("td", {}, line.provisional ? [provisional(line.games, threshold)] : []),
+      el("td", {}, line.provisional ? [provisional(line.se, threshold)] : []),
     ]);
   }
 
@@ -94,13 +100,14 @@ var Arena = (function () {
         var table = root.querySelector('table[data-ladder="' + ladder.id + '"]');
         if (!table) return;
         var signature = ladder.standings.map(function (line) {
-          return line.bot_id + ":" + line.rating.toFixed(1) + ":" + line.games + ":" + line.online + ";";
+          return line.bot_id + ":" + line.rating.toFixed(0) + ":" + (line.se === null ? "-" : line.se.toFixed(0)) +
+            ":" + line.elo.toFixed(1) + ":" + line.games + ":" + line.online + ";";
         }).join("");
         if (signature === table.getAttribute("data-signature")) return;  // nothing new
         table.setAttribute("data-signature", signature);
         var body = table.querySelector("tbody");
         body.replaceChildren.apply(body, ladder.standings.map(function (line) {
-          return standingRow(line, data.provisional_games);
+          return standingRow(line, data.provisional_se);
         }));
       });
     });
