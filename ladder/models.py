@@ -235,7 +235,7 @@ class RatingHistoryRow(Base):
 
 
 class TournamentRow(Base):
-    """A tournament: a round robin of duplicate matches between entrants.
+    """A tournament: a round robin or a Swiss tournament of duplicate matches between entrants.
 
     A tournament with a `schedule` (cron) is a template: beat starts a new
     tournament from it (with `parent_id` set) at every tick of the schedule.
@@ -257,6 +257,17 @@ class TournamentRow(Base):
     # secretly on its own and `seed` only orders the plan.
     seed_chosen: Mapped[bool] = mapped_column(default=False, server_default=false())
     status: Mapped[str] = mapped_column(String(16), index=True)
+    format: Mapped[str] = mapped_column(
+        String(16), default="round_robin", server_default="round_robin"
+    )
+    """`ladder.records.TournamentFormat`: "round_robin" or "swiss"."""
+    rounds: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    """A Swiss tournament's rounds (a round robin has one)."""
+    round: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    """The round being played: the next is planned when it is all recorded, by the one
+    conditional UPDATE of this column that wins (`ladder.swiss_rounds.next_round`)."""
+    seeding: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    """A Swiss tournament's first round: `ladder.swiss.Seeding` ("draw" or "rating")."""
     schedule: Mapped[str | None] = mapped_column(String(64), nullable=True)
     parent_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
     table: Mapped[list[Any] | None] = mapped_column(JSON, nullable=True)
@@ -276,6 +287,7 @@ class TournamentMatchRow(Base):
     bot_ids: Mapped[list[Any]]
     seed: Mapped[int] = mapped_column(SeedText)
     status: Mapped[str] = mapped_column(String(16))
+    round: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
 
 
 class ResultRow(Base):

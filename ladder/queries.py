@@ -142,6 +142,14 @@ class TournamentView:
     parent_id: str | None
     """The scheduled template this tournament was started from."""
     matches_failed: int
+    format: str = "round_robin"
+    """`ladder.records.TournamentFormat`."""
+    rounds: int = 1
+    """A Swiss tournament's rounds (a round robin has one)."""
+    round: int = 1
+    """The round being played (the last one once finished)."""
+    seeding: str | None = None
+    """How a Swiss tournament's first round was seated: "draw" or "rating"."""
 
 
 @dataclass(frozen=True)
@@ -153,6 +161,7 @@ class PlannedMatch:
     bots: list[str]
     """Names, one per seat."""
     status: str
+    round: int = 1
 
 
 @dataclass(frozen=True)
@@ -464,6 +473,10 @@ def _view(session: Session, row: TournamentRow) -> TournamentView:
         options=dict(row.options),
         parent_id=row.parent_id,
         matches_failed=counts.get(PlanStatus.FAILED, 0),
+        format=row.format,
+        rounds=row.rounds,
+        round=row.round,
+        seeding=row.seeding,
     )
 
 
@@ -484,6 +497,7 @@ def tournament_matches(store: Store, tournament_id: str) -> list[PlannedMatch]:
                 number=row.number,
                 bots=[names.get(bot, bot) for bot in row.bot_ids],
                 status=row.status,
+                round=row.round,
             )
             for row in rows
         ]

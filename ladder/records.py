@@ -38,6 +38,16 @@ class TournamentStatus(StrEnum):
     """By the operator: no more of its matches (or, for a template, runs) start."""
 
 
+class TournamentFormat(StrEnum):
+    """How a tournament seats its entrants."""
+
+    ROUND_ROBIN = "round_robin"
+    """Every combination of entrants once (or a balanced subset), planned at the start."""
+    SWISS = "swiss"
+    """Rounds in which every entrant sits at one table, each planned once the one before is
+    recorded (`ladder.swiss`)."""
+
+
 class PlanStatus(StrEnum):
     """A tournament's planned match."""
 

@@ -24,7 +24,7 @@ from ladder.store import NotFound, Store, utcnow
 from ladder.tournaments import tournament_complete
 
 
-def _tournament_rankings(
+def tournament_rankings(
     session: Session, tournament: TournamentRow
 ) -> tuple[list[str], list[list[tuple[int, int]]], list[str]]:
     """The entrants, every game of the tournament as a ranking over them, and its match.
@@ -103,7 +103,7 @@ def finish_tournament(store: Store, tournament_id: str) -> bool:
         assert tournament is not None
         if tournament.status == TournamentStatus.FINISHED:
             return True
-        entrants, rankings, matches = _tournament_rankings(session, tournament)
+        entrants, rankings, matches = tournament_rankings(session, tournament)
         fit = plackett_luce.plackett_luce(len(entrants), rankings, clusters=_labels(matches))
         ordered = sorted(
             zip(entrants, fit.items, strict=True),
@@ -144,7 +144,7 @@ def tournament_los(store: Store, tournament_id: str, a: str, b: str) -> dict[str
         tournament = session.get(TournamentRow, tournament_id)
         if tournament is None:
             raise NotFound(f"no tournament with id {tournament_id!r}")
-        entrants, rankings, _ = _tournament_rankings(session, tournament)
+        entrants, rankings, _ = tournament_rankings(session, tournament)
     for bot in bots:
         if bot.id not in entrants:
             raise LeagueError(f"bot {bot.name}@{bot.version} is not in tournament {tournament_id}")

@@ -1,9 +1,12 @@
-"""Tournaments: creating round robins, their match plans, scheduled runs, and their progress.
+"""Tournaments: creating round robins and Swiss tournaments, their match plans, scheduled
+runs, and their progress.
 
 Plain functions over a `Store`, each one transaction; the workers call
 them. Ids are chosen here and are deterministic where a retry must find the
-same thing again: a tournament's matches are `<tournament>-m0001`, ...; a
-run of a scheduled template is `<template>-<yymmddHHMM>` (UTC).
+same thing again: a tournament's matches are `<tournament>-m0001`, ... (a
+Swiss tournament's rounds go on counting); a run of a scheduled template is
+`<template>-<yymmddHHMM>` (UTC). A Swiss tournament's first round is
+planned here, each later one by `ladder.swiss_rounds.next_round`.
 """
 
 from __future__ import annotations
@@ -14,23 +17,28 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, and_, exists, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 import games
+from ladder.elo import ELO_START
 from ladder.errors import LeagueError
 from ladder.fairness import draw_seed
-from ladder.models import MatchRow, TournamentMatchRow, TournamentRow
+from ladder.models import MatchRow, RatingRow, TournamentMatchRow, TournamentRow
 from ladder.pairing import plan_round_robin
 from ladder.queries import UnknownBot, ladder_id, resolve_bot
 from ladder.recording import ensure_ladder
-from ladder.records import MatchStatus, PlanStatus, TournamentStatus
+from ladder.records import MatchStatus, PlanStatus, TournamentFormat, TournamentStatus
 from ladder.schedules import cron, is_due, scheduled_run_id
 from ladder.store import MatchRequest, NotFound, Store, utcnow
+from ladder.swiss import MAX_ROUNDS, Seeding, round_rng, seat_round, standing_order
 
 CHOSEN_SEED_RANGE = 2**31
 """Seeds derived from an operator's chosen seed (public by choice) stay in the old range."""
+
+MAX_MATCHES = 200
+"""The most matches a round robin plays by default (a balanced subset above that)."""
 
 
 def _resolve_entrants(store: Store, refs: Sequence[str], game: str) -> list[str]:
@@ -64,17 +72,21 @@ def create_tournament(
     schedule: str | None = None,
     options: Mapping[str, Any] | None = None,
     seed: int | None = None,
-    max_matches: int = 200,
+    max_matches: int = MAX_MATCHES,
+    format: TournamentFormat = TournamentFormat.ROUND_ROBIN,
+    rounds: int = 1,
+    seeding: Seeding = Seeding.DRAW,
 ) -> str:
     """Create a tournament (with its match plan) and return its id.
 
     `entrants` are bot references (id, name for the latest version, or
     name@version). With a `schedule` (cron, UTC) the tournament is a
     template with status "scheduled" and no matches: beat starts a run of it
-    at every tick. Otherwise it is "running" with its round-robin plan.
-    Without a `seed` every match's seed is drawn secretly on its own
-    (ladder.fairness); with one, the plan and every deal derive from it,
-    so they are as public as the operator makes it.
+    at every tick. Otherwise it is "running" with its plan: a round robin's
+    every match (at most `max_matches`), a Swiss tournament's first round
+    (of `rounds`, seated by `seeding`). Without a `seed` every match's seed
+    is drawn secretly on its own (ladder.fairness); with one, the plan and
+    every deal derive from it, so they are as public as the operator makes it.
     """
     try:
         spec = games.get(game)
@@ -88,20 +100,30 @@ def create_tournament(
         )
     if not 1 <= deadline_ms <= 60_000:
         raise LeagueError(f"deadline_ms must be 1..60000, got {deadline_ms}")
+    if format == TournamentFormat.SWISS and not 1 <= rounds <= MAX_ROUNDS:
+        raise LeagueError(f"a Swiss tournament has 1..{MAX_ROUNDS} rounds, got {rounds}")
+    if format == TournamentFormat.ROUND_ROBIN and rounds != 1:
+        raise LeagueError("rounds are for a Swiss tournament: a round robin plays every match")
     if schedule is not None:
         cron(schedule)
     bot_ids = _resolve_entrants(store, entrants, game)
     chosen = seed is not None
     seed = draw_seed() if seed is None else seed
-    plan = [] if schedule else plan_round_robin(bot_ids, players, seed, max_matches)
     tournament_id = "t" + uuid.uuid4().hex[:11]
     now = utcnow()
+    kind = "Swiss" if format == TournamentFormat.SWISS else "round robin"
     ensure_ladder(store, game, players)
     with store.session() as session:
+        swiss = format == TournamentFormat.SWISS
+        plan = (
+            []
+            if schedule
+            else _first_round(session, game, players, bot_ids, seed, max_matches, format, seeding)
+        )
         session.add(
             TournamentRow(
                 id=tournament_id,
-                name=name or f"{ladder_id(game, players)} round robin {now:%Y-%m-%d %H:%M}",
+                name=name or f"{ladder_id(game, players)} {kind} {now:%Y-%m-%d %H:%M}",
                 game=game,
                 players=players,
                 entrants=bot_ids,
@@ -111,6 +133,10 @@ def create_tournament(
                 seed=seed,
                 seed_chosen=chosen,
                 status=TournamentStatus.SCHEDULED if schedule else TournamentStatus.RUNNING,
+                format=format,
+                rounds=rounds,
+                round=1,
+                seeding=seeding if swiss else None,
                 schedule=" ".join(schedule.split()) if schedule else None,
                 parent_id=None,
                 table=None,
@@ -120,34 +146,69 @@ def create_tournament(
             )
         )
         session.flush()
-        _add_plan(session, tournament_id, seed if chosen else None, plan)
+        add_plan(session, tournament_id, seed if chosen else None, plan)
     return tournament_id
 
 
-def _add_plan(
+def _first_round(
+    session: Session,
+    game: str,
+    players: int,
+    entrants: Sequence[str],
+    seed: int,
+    max_matches: int,
+    format: str,
+    seeding: str | None,
+) -> list[tuple[str, ...]]:
+    """The matches planned at a tournament's start: a round robin's every match, or a Swiss
+    tournament's first round, seated by a seeded draw or by the ladder's ratings."""
+    if format == TournamentFormat.ROUND_ROBIN:
+        return plan_round_robin(entrants, players, seed, max_matches)
+    ratings = dict.fromkeys(entrants, ELO_START)
+    if seeding == Seeding.RATING:
+        # The ladder's fit where there is one, else the live Elo; no rating: the start.
+        for row in session.scalars(
+            select(RatingRow).where(
+                RatingRow.ladder_id == ladder_id(game, players), RatingRow.bot_id.in_(entrants)
+            )
+        ):
+            ratings[row.bot_id] = row.rating if row.fit_rating is None else row.fit_rating
+    rng = round_rng(seed, 1)
+    return list(seat_round(standing_order(entrants, ratings, rng), players, {}, {}, rng).tables)
+
+
+def add_plan(
     session: Session,
     tournament_id: str,
     chosen_seed: int | None,
     plan: Sequence[tuple[str, ...]],
-) -> None:
-    """Add the planned matches; their seeds derive from `chosen_seed`, or are drawn secretly.
+    round_number: int = 1,
+    first_number: int = 1,
+) -> list[str]:
+    """Add the planned matches of a round, numbered from `first_number`; their ids. Their
+    seeds derive from `chosen_seed` (and the round), or are drawn secretly.
 
     Each drawn seed comes from `secrets` on its own: seeds derived from one
     stream (a Mersenne Twister) could be predicted from those published
     after the first matches end.
     """
-    derived = None if chosen_seed is None else random.Random(f"{chosen_seed}:seeds")
-    for number, seats in enumerate(plan, start=1):
+    stream = f"{chosen_seed}:seeds" if round_number == 1 else f"{chosen_seed}:seeds:{round_number}"
+    derived = None if chosen_seed is None else random.Random(stream)
+    match_ids = []
+    for number, seats in enumerate(plan, start=first_number):
+        match_ids.append(f"{tournament_id}-m{number:04d}")
         session.add(
             TournamentMatchRow(
-                match_id=f"{tournament_id}-m{number:04d}",
+                match_id=match_ids[-1],
                 tournament_id=tournament_id,
                 number=number,
+                round=round_number,
                 bot_ids=list(seats),
                 seed=draw_seed() if derived is None else derived.randrange(CHOSEN_SEED_RANGE),
                 status=PlanStatus.PLANNED,
             )
         )
+    return match_ids
 
 
 def start_scheduled_run(store: Store, template_id: str, now: datetime) -> str:
@@ -172,7 +233,16 @@ def start_scheduled_run(store: Store, template_id: str, now: datetime) -> str:
             if chosen
             else draw_seed()
         )
-        plan = plan_round_robin(template.entrants, template.players, seed)
+        plan = _first_round(
+            session,
+            template.game,
+            template.players,
+            template.entrants,
+            seed,
+            MAX_MATCHES,
+            template.format,
+            template.seeding,
+        )
         started = utcnow()
         template_fields = {
             "game": template.game,
@@ -181,6 +251,9 @@ def start_scheduled_run(store: Store, template_id: str, now: datetime) -> str:
             "duplicate": template.duplicate,
             "deadline_ms": template.deadline_ms,
             "options": dict(template.options),
+            "format": template.format,
+            "rounds": template.rounds,
+            "seeding": template.seeding,
         }
         name = f"{template.name} {minute:%Y-%m-%d %H:%M}"
     try:
@@ -192,6 +265,7 @@ def start_scheduled_run(store: Store, template_id: str, now: datetime) -> str:
                     seed=seed,
                     seed_chosen=chosen,
                     status=TournamentStatus.RUNNING,
+                    round=1,
                     schedule=None,
                     parent_id=template_id,
                     table=None,
@@ -202,7 +276,7 @@ def start_scheduled_run(store: Store, template_id: str, now: datetime) -> str:
                 )
             )
             session.flush()
-            _add_plan(session, run_id, seed if chosen else None, plan)
+            add_plan(session, run_id, seed if chosen else None, plan)
     except IntegrityError:
         pass  # another beat tick started it at the same moment
     return run_id
@@ -341,8 +415,11 @@ def mark_failed(store: Store, match_id: str) -> None:
 
 
 def tournament_complete(store: Store, tournament_id: str) -> bool:
-    """Whether every planned match of the tournament has been recorded."""
+    """Whether every planned match of the tournament has been recorded, in its last round."""
     with store.session() as session:
+        tournament = session.get(TournamentRow, tournament_id)
+        if tournament is None or tournament.round < tournament.rounds:
+            return False
         counts = dict(
             session.execute(
                 select(TournamentMatchRow.status, func.count())
@@ -362,8 +439,32 @@ def ready_to_finish(store: Store, tournament_id: str) -> bool:
     return tournament_complete(store, tournament_id)
 
 
+def due_round(tournament_id: str) -> ColumnElement[bool]:
+    """The condition of a running Swiss tournament whose current round is all recorded and
+    is not the last: its next round is due."""
+    in_round = and_(
+        TournamentMatchRow.tournament_id == TournamentRow.id,
+        TournamentMatchRow.round == TournamentRow.round,
+    )
+    return and_(
+        TournamentRow.id == tournament_id,
+        TournamentRow.format == TournamentFormat.SWISS,
+        TournamentRow.status == TournamentStatus.RUNNING,
+        TournamentRow.round < TournamentRow.rounds,
+        ~exists().where(in_round, TournamentMatchRow.status != PlanStatus.RECORDED),
+    )
+
+
+def round_due(store: Store, tournament_id: str) -> bool:
+    """Whether the tournament is a running Swiss tournament whose current round is all
+    recorded, with another round to come (`ladder.swiss_rounds.next_round` plans it)."""
+    with store.session() as session:
+        return session.scalar(select(TournamentRow.id).where(due_round(tournament_id))) is not None
+
+
 def lost_matches(store: Store, planned_before: datetime) -> tuple[list[str], list[str]]:
-    """Running tournaments' matches nobody plays or records, and complete tournaments.
+    """Running tournaments' matches nobody plays or records, and the tournaments whose every
+    planned match is recorded (complete, or a Swiss round recorded whose next is due).
 
     A match is lost when it is planned, not recorded nor failed, its
     tournament was created before `planned_before`, and the referee is not

@@ -1,11 +1,15 @@
 """The arena's Celery tasks. Each takes ids, re-reads the state, and is idempotent.
 
 - `arena.create_round_robin(tournament_id)`: enqueue `play_match` for every
-  planned match not yet recorded.
+  planned match not yet recorded (a round robin's, or a Swiss tournament's
+  current round's).
 - `arena.play_match(match_id)`: ask the referee to play it (idempotent by
   id; an aborted match is asked again), wait for its end, record it exactly
   once, refit its ladder's standings (`ladder.standings_fit`), and finish
   its tournament (the table) when that completed it.
+- `arena.next_round(tournament_id)`: plan a Swiss tournament's next round
+  (`ladder.swiss_rounds`) and enqueue its matches; `play_match` sends it
+  when the match it recorded was its round's last.
 - `arena.finish_tournament(tournament_id)`: the maximum-likelihood table (for
   a tournament found complete other than by recording its last match).
 - `arena.run_schedules()` (beat, every minute): start due scheduled runs.
@@ -15,9 +19,10 @@
   empty, enqueue `play_match` again for running tournaments' matches that
   are neither recorded nor playing, planned more than ARENA_SWEEP_AGE_S ago
   (their tasks were lost, e.g. by a broker restarted without its data), and
-  `finish_tournament` for complete ones. First, whatever the queue, it
-  records the finished challenges that their referee failed to record, and
-  refits the standings of ladders whose fit may miss a result.
+  `finish_tournament` for complete ones (`next_round` for a Swiss
+  tournament whose recorded round is not its last). First, whatever the
+  queue, it records the finished challenges that their referee failed to
+  record, and refits the standings of ladders whose fit may miss a result.
 
 Transient failures (the referee unreachable or slow, a database error, a
 match aborted by a dying referee) are retried with exponential back-off, a
@@ -40,7 +45,15 @@ from celery.schedules import crontab
 from kombu.exceptions import ChannelError
 from sqlalchemy.exc import DBAPIError
 
-from ladder import continuous, queries, recording, standings_fit, tables, tournaments
+from ladder import (
+    continuous,
+    queries,
+    recording,
+    standings_fit,
+    swiss_rounds,
+    tables,
+    tournaments,
+)
 from ladder.records import MatchStatus, TournamentStatus
 from ladder.store import NotFound
 from workers.celery_app import QUEUE, ArenaCelery
@@ -51,6 +64,7 @@ log = logging.getLogger(__name__)
 
 PLAY_MATCH = "arena.play_match"
 CREATE_ROUND_ROBIN = "arena.create_round_robin"
+NEXT_ROUND = "arena.next_round"
 FINISH_TOURNAMENT = "arena.finish_tournament"
 RUN_SCHEDULES = "arena.run_schedules"
 LADDER_TICK = "arena.ladder_tick"
@@ -130,6 +144,8 @@ def play_match(app: ArenaCelery, match_id: str) -> str:
         # Here rather than in a task of its own: the table follows the last result at
         # once, not one more trip through the broker later (up to its polling interval).
         finish_tournament(app, tournament_id)
+    elif tournament_id is not None and tournaments.round_due(store, tournament_id):
+        app.enqueue(NEXT_ROUND, tournament_id)
     return outcome
 
 
@@ -154,7 +170,25 @@ def create_round_robin(app: ArenaCelery, tournament_id: str) -> int:
         app.enqueue(PLAY_MATCH, match_id)
     if not pending and tournaments.ready_to_finish(store, tournament_id):
         app.enqueue(FINISH_TOURNAMENT, tournament_id)
+    elif not pending and tournaments.round_due(store, tournament_id):
+        app.enqueue(NEXT_ROUND, tournament_id)
     return len(pending)
+
+
+def next_round(app: ArenaCelery, tournament_id: str) -> int:
+    """Plan a Swiss tournament's next round and enqueue its matches; how many.
+
+    Only the worker whose fenced UPDATE moved the round on enqueues them: a second
+    `next_round` for the same round (two last matches recorded at once, a redelivered
+    task) plans and enqueues nothing. Matches whose task was lost (the worker died
+    between the two) are the sweep's.
+    """
+    planned = swiss_rounds.next_round(app.resources().store, tournament_id)
+    for match_id in planned:
+        app.enqueue(PLAY_MATCH, match_id)
+    if planned:
+        log.info("tournament %s: next round planned, %d matches", tournament_id, len(planned))
+    return len(planned)
 
 
 def finish_tournament(app: ArenaCelery, tournament_id: str) -> bool:
@@ -257,7 +291,8 @@ def sweep(app: ArenaCelery) -> list[str]:
     for match_id in lost:
         app.enqueue(PLAY_MATCH, match_id)
     for tournament_id in complete:
-        app.enqueue(FINISH_TOURNAMENT, tournament_id)
+        due = tournaments.round_due(app.resources().store, tournament_id)
+        app.enqueue(NEXT_ROUND if due else FINISH_TOURNAMENT, tournament_id)
     if lost:
         log.warning("sweep: %d matches had no task; enqueued again: %s", len(lost), lost)
     return lost
@@ -321,6 +356,13 @@ def register(app: ArenaCelery) -> None:
     def create_round_robin_task(self: Task[Any, Any], tournament_id: str) -> int:
         try:
             return create_round_robin(app, tournament_id)
+        except Exception as error:
+            retry(self, error)
+
+    @app.task(name=NEXT_ROUND, bind=True, shared=False)
+    def next_round_task(self: Task[Any, Any], tournament_id: str) -> int:
+        try:
+            return next_round(app, tournament_id)
         except Exception as error:
             retry(self, error)
 

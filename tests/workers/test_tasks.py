@@ -21,7 +21,7 @@ from sqlalchemy.exc import OperationalError
 
 from cardarena_api.v1 import arena_pb2 as pb
 from ladder import queries, recording, schedules, tournaments
-from ladder.records import MatchResult, TournamentStatus
+from ladder.records import MatchResult, TournamentFormat, TournamentStatus
 from ladder.store import MatchRequest, Store
 from tests.support.ladder import fake_result, register
 from tests.support.processes import REPO, clean_env
@@ -145,6 +145,7 @@ def test_settings_defaults_and_embedded_broker(tmp_path: Path, monkeypatch: Any)
         assert {name for name in app.tasks if name.startswith("arena.")} == {
             tasks.PLAY_MATCH,
             tasks.CREATE_ROUND_ROBIN,
+            tasks.NEXT_ROUND,
             tasks.FINISH_TOURNAMENT,
             tasks.RUN_SCHEDULES,
             tasks.LADDER_TICK,
@@ -249,6 +250,37 @@ def test_create_round_robin_enqueues_the_unrecorded_matches(app: ArenaCelery) ->
     app.sent.clear()  # type: ignore[attr-defined]
     assert tasks.create_round_robin(app, tid) == 3
     assert app.sent == [(tasks.PLAY_MATCH, (m,)) for m in match_ids[1:]]  # type: ignore[attr-defined]
+
+
+def test_a_swiss_round_recorded_sends_the_next_rounds_planning_once(app: ArenaCelery) -> None:
+    """A Swiss tournament: the match that completes a round sends next_round, which plans
+    the round and enqueues its matches; a second next_round (a race, a redelivery) does
+    nothing; the last round's last match finishes the tournament."""
+    store = app.resources().store
+    sent = app.sent  # type: ignore[attr-defined]
+    bots = [register(store, "t") for _ in range(8)]
+    tid = tournaments.create_tournament(
+        store, "golden10", 4, bots, seed=5, format=TournamentFormat.SWISS, rounds=2
+    )
+    first, last = tournaments.pending_matches(store, tid)
+    assert tasks.play_match(app, first) == "recorded"
+    assert sent == []
+    assert tasks.play_match(app, last) == "recorded"
+    assert sent == [(tasks.NEXT_ROUND, (tid,))]
+    assert tasks.create_round_robin(app, tid) == 0  # nothing to play: the round is due
+    assert sent[1:] == [(tasks.NEXT_ROUND, (tid,))]
+    sent.clear()
+    assert tasks.next_round(app, tid) == 2
+    planned = tournaments.pending_matches(store, tid)
+    assert sent == [(tasks.PLAY_MATCH, (m,)) for m in planned]
+    assert tasks.next_round(app, tid) == 0
+    assert len(sent) == 2
+    sent.clear()
+    for match_id in planned:
+        assert tasks.play_match(app, match_id) == "recorded"
+    assert sent == []
+    view = queries.tournament(store, tid)
+    assert (view.status, view.round, len(view.table)) == ("finished", 2, 8)
 
 
 def test_run_schedules_starts_each_due_run_once(app: ArenaCelery) -> None:
