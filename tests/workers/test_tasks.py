@@ -17,10 +17,12 @@ from typing import Any
 
 import grpc
 import pytest
+from sqlalchemy import select
 from sqlalchemy.exc import OperationalError
 
 from cardarena_api.v1 import arena_pb2 as pb
-from ladder import queries, recording, schedules, tournaments
+from ladder import queries, recording, schedules, standings_fit, tournaments
+from ladder.models import LadderRow
 from ladder.records import MatchResult, TournamentFormat, TournamentStatus
 from ladder.store import MatchRequest, Store
 from tests.support.ladder import fake_result, register
@@ -363,3 +365,40 @@ def test_queue_length_knows_a_missing_queue_by_its_reply_code(
     other = PreconditionFailed("PRECONDITION_FAILED - NOT_FOUND", (50, 10), "Channel.queue_declare")
     monkeypatch.setattr(app, "connection_for_write", lambda: RefusingConnection(other))
     assert tasks.queue_length(app) is None
+
+
+def test_play_match_refits_the_ladder_and_the_sweep_repairs_a_failed_refit(
+    app: ArenaCelery, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = app.resources().store
+    bots = [register(store, "fit") for _ in range(4)]
+    tid = tournaments.create_tournament(store, "golden10", 3, bots, seed=6)
+    first, *others = tournaments.pending_matches(store, tid)
+
+    def unreachable(store: Store, ladder: str) -> bool:
+        raise OperationalError("UPDATE ladders", {}, Exception("the database went away"))
+
+    # The refit fails after the result is recorded: logged, the result stays.
+    monkeypatch.setattr(standings_fit, "refresh_fit", unreachable)
+    assert tasks.play_match(app, first) == "recorded"
+    assert "golden10-3p: the standings were not refitted" in caplog.text
+    assert all(line.se is None for line in queries.standings(store, "golden10-3p"))
+    monkeypatch.undo()
+    # The sweep finds the ladder's fit missing and makes it.
+    tasks.sweep(app)
+    assert all(line.se is not None for line in queries.standings(store, "golden10-3p"))
+
+    # Each match recorded refits the ladder: its fit is newer after each.
+    def fitted_at() -> datetime | None:
+        with store.session() as session:
+            return session.scalar(select(LadderRow.fitted_at).where(LadderRow.id == "golden10-3p"))
+
+    for match_id in others:
+        before = fitted_at()
+        assert tasks.play_match(app, match_id) == "recorded"
+        after = fitted_at()
+        assert before is not None and after is not None and after > before
+    games = standings_fit.ladder_games(store, "golden10-3p")
+    assert len(games.rankings) == 4 * 3 and games.bots == sorted(bots)
+    lines = queries.standings(store, "golden10-3p")  # the stand-in deals every bot alike
+    assert all(line.se is not None for line in lines)

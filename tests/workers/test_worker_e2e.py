@@ -17,12 +17,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from kombu import Consumer, Exchange, Queue
 from kombu.common import ignore_errors
 from kombu.message import Message
 from sqlalchemy import func, select
 
 from ladder import queries
+from ladder.ladder_fit import PROVISIONAL_SE
 from ladder.models import GameRow, MatchRow, RatingHistoryRow, RatingRow, ResultRow, SeatRow
 from ladder.store import Store
 from tests.support.ladder import check_order
@@ -119,7 +121,16 @@ def test_embedded_broker_prefork_worker_plays_a_tournament(arena: Arena) -> None
     assert {line["bot"] for line in shown["table"]} == {bot.name for bot in bots}
     standings = json.loads(arena.cli("ladder", "golden10-3p", "--json"))
     assert [line["rank"] for line in standings] == [1, 2, 3, 4]
-    assert all(line["games"] == 3 and line["provisional"] for line in standings)
+    assert all(line["games"] == 3 for line in standings)
+    # The worker refitted the ladder after each match it recorded (its prefork children may
+    # refit at once): every bot has the fit's rating and error, provisional by the error.
+    assert all(line["se"] is not None for line in standings)
+    assert all(line["provisional"] is (line["se"] > PROVISIONAL_SE) for line in standings)
+    ratings = [line["rating"] for line in standings]
+    assert ratings == sorted(ratings, reverse=True)
+    with arena.store.session() as session:
+        fitted = [r for r in session.scalars(select(RatingRow.fit_rating)) if r is not None]
+    assert sorted(fitted, reverse=True) == pytest.approx(ratings, abs=0.01)  # JSON's rounding
 
 
 def test_redis_round_robin_records_every_match_once(arena: Arena, redis_url: str) -> None:
