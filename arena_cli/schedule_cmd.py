@@ -15,6 +15,7 @@ from arena_cli.db_cmd import open_store
 from arena_cli.env import add_database
 from arena_cli.tournament_cmd import cancel
 from ladder.records import TournamentStatus
+from ladder.wording import plural
 
 
 def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -73,6 +74,8 @@ def run_list(args: argparse.Namespace) -> int:
                         "name": view.name,
                         "ladder": f"{view.game}-{view.players}p",
                         "schedule": view.schedule,
+                        "format": view.format,
+                        "rounds": view.rounds,
                         "status": view.status,
                         "entrants": view.entrants,
                         "next_run": (run := upcoming[view.id]) and run.isoformat(),
@@ -90,11 +93,14 @@ def run_list(args: argparse.Namespace) -> int:
             view.id,
             f"{view.game}-{view.players}p",
             view.schedule,
+            f"Swiss, {plural(view.rounds, 'round', 'rounds')}"
+            if view.format == "swiss"
+            else "round robin",
             view.status,
             f"{run:%Y-%m-%d %H:%M} UTC" if (run := upcoming[view.id]) else "-",
             view.name,
         )
         for view in views
     ]
-    print(table(("id", "ladder", "cron (UTC)", "status", "next run", "name"), cells))
+    print(table(("id", "ladder", "cron (UTC)", "format", "status", "next run", "name"), cells))
     return 0

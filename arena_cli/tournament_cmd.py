@@ -1,4 +1,5 @@
-"""`arena tournament create|start|show|list|cancel|los`: round robins, played by the workers.
+"""`arena tournament create|start|show|list|cancel|los`: round robins and Swiss tournaments,
+played by the workers.
 
 The store, the ratings (scipy) and Celery are imported when a command runs,
 so `arena --help` stays quick.
@@ -10,6 +11,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import games
@@ -23,6 +25,10 @@ from ladder.wording import plural, rating_cells
 
 if TYPE_CHECKING:
     from ladder.queries import TournamentView
+    from ladder.swiss_rounds import RoundView, StandingLine
+
+FORMATS = ("round_robin", "swiss")
+SEEDINGS = ("draw", "rating")
 
 
 def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -30,17 +36,22 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     parser = commands.add_parser(
         "tournament",
         help="create tournaments and show their tables",
-        description="Round-robin tournaments of duplicate matches, played by the workers.",
+        description="Round-robin and Swiss tournaments of duplicate matches, played by the "
+        "workers.",
     )
     sub = parser.add_subparsers(dest="tournament_command", required=True, metavar="COMMAND")
 
     create = sub.add_parser(
         "create",
-        help="create a round robin (every combination of --players bots) and start it",
-        description="Create a round robin: every combination of --players of the --bots plays "
-        "one match (duplicate by default: the deal replayed with the seats rotated). Prints the "
-        "tournament's id and hands it to the workers; with --schedule it is a template that "
-        "beat runs at every tick of the cron schedule (UTC).",
+        help="create a round robin or a Swiss tournament and start it",
+        description="Create a tournament. A round robin (the default): every combination of "
+        "--players of the --bots plays one match. A Swiss tournament (--format swiss --rounds "
+        "R): R rounds, each seating every bot at one table of --players (the remainder sits "
+        "the round out, a bye), the first by a seeded draw or the ladder's ratings, each later "
+        "one by the standing so far, with the fewest repeat meetings; it suits a field too "
+        "large for a round robin. Matches are duplicate by default (the deal replayed with the "
+        "seats rotated). Prints the tournament's id and hands it to the workers; with "
+        "--schedule it is a template that beat runs at every tick of the cron schedule (UTC).",
     )
     create.add_argument("--game", required=True, choices=games.names())
     create.add_argument("--players", type=int, required=True, help="seats in each match")
@@ -68,11 +79,28 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     create.add_argument("--seed", type=int, help="seed of the plan and the deals (default random)")
     add_rules_option(create)
     create.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="round_robin",
+        help="round_robin (every combination; the default) or swiss (rounds by standing)",
+    )
+    create.add_argument(
+        "--rounds", type=int, metavar="R", help="a Swiss tournament's rounds (required with swiss)"
+    )
+    create.add_argument(
+        "--seeding",
+        choices=SEEDINGS,
+        default="draw",
+        help="a Swiss tournament's first round: a seeded draw (default) or by the bots' "
+        "ratings on the ladder, best together",
+    )
+    create.add_argument(
         "--max-matches",
         type=int,
         default=200,
         metavar="N",
-        help="above this many combinations, play a balanced subset of N (default 200)",
+        help="a round robin: above this many combinations, play a balanced subset of N "
+        "(default 200)",
     )
     add_database(create)
     add_broker(create)
@@ -93,7 +121,9 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "show",
         help="a tournament's progress and table",
         description="A tournament's progress and, once finished, its table: maximum-likelihood "
-        "(Plackett-Luce) ratings with 95% confidence intervals from all its games.",
+        "(Plackett-Luce) ratings with 95% confidence intervals from all its games. A Swiss "
+        "tournament's rounds with their tables and byes, and, while it runs, the standing so "
+        "far that seats the next round.",
     )
     show.add_argument("id", help="the tournament id")
     show.add_argument("--json", action="store_true", help="print JSON")
@@ -164,8 +194,15 @@ def _enqueue_round_robin(args: argparse.Namespace, tournament_id: str) -> None:
 def run_create(args: argparse.Namespace) -> int:
     """Create the tournament, print its id, hand it to the workers."""
     from ladder import tournaments
+    from ladder.records import TournamentFormat
+    from ladder.swiss import Seeding
 
     bots = [bot.strip() for bot in args.bots.split(",") if bot.strip()]
+    swiss = args.format == TournamentFormat.SWISS
+    if swiss and args.rounds is None:
+        raise ValueError("a Swiss tournament needs --rounds R")
+    if not swiss and args.rounds is not None:
+        raise ValueError("--rounds is for a Swiss tournament (--format swiss)")
     store = open_store(args)
     try:
         tournament_id = tournaments.create_tournament(
@@ -180,6 +217,9 @@ def run_create(args: argparse.Namespace) -> int:
             options=games.parse_option_pairs(args.option),
             seed=args.seed,
             max_matches=args.max_matches,
+            format=TournamentFormat(args.format),
+            rounds=args.rounds or 1,
+            seeding=Seeding(args.seeding),
         )
     finally:
         store.close()
@@ -213,8 +253,13 @@ def run_start(args: argparse.Namespace) -> int:
     return 0
 
 
-def tournament_json(view: TournamentView) -> dict[str, Any]:
-    """The JSON of `arena tournament show --json`."""
+def tournament_json(
+    view: TournamentView,
+    rounds: Sequence[RoundView] = (),
+    standings: Sequence[StandingLine] = (),
+) -> dict[str, Any]:
+    """The JSON of `arena tournament show --json` (and of each of `list --json`, without a
+    Swiss tournament's rounds and standing so far)."""
     return {
         "id": view.id,
         "name": view.name,
@@ -230,6 +275,31 @@ def tournament_json(view: TournamentView) -> dict[str, Any]:
         "deadline_ms": view.deadline_ms,
         "options": view.options,
         "parent_id": view.parent_id,
+        "format": view.format,
+        "rounds": view.rounds,
+        "round": view.round,
+        "seeding": view.seeding,
+        "pairings": [
+            {
+                "round": shown.number,
+                "tables": [
+                    {"match_id": match.match_id, "bots": match.bots, "status": match.status}
+                    for match in shown.matches
+                ],
+                "byes": shown.byes,
+            }
+            for shown in rounds
+        ],
+        "standings": [
+            {
+                "bot": line.bot,
+                "bot_id": line.bot_id,
+                "rating": line.rating,
+                "se": line.se,
+                "games": line.games,
+            }
+            for line in standings
+        ],
         "table": [
             {
                 "bot": line.bot,
@@ -253,6 +323,7 @@ def watch(args: argparse.Namespace) -> tuple[TournamentView, bool]:
     """Follow tournament `args.id` until it is no longer running, or until Ctrl-C; the
     tournament as it was last seen, and whether it was interrupted."""
     from ladder import queries
+    from ladder.swiss_rounds import matches_in_all
 
     if not 0.1 <= args.interval <= 3600:
         raise ValueError(f"--interval must be 0.1..3600 seconds, got {args.interval:g}")
@@ -265,15 +336,15 @@ def watch(args: argparse.Namespace) -> tuple[TournamentView, bool]:
                 "(`arena tournament list`)"
             )
         shown = view.matches_finished
+        total = matches_in_all(view)
         bar = wanted(args.json)
         if not bar and not args.json:
             print(
-                f"watching tournament {args.id} ({shown}/{view.matches_total} recorded); "
-                "Ctrl-C stops watching",
+                f"watching tournament {args.id} ({shown}/{total} recorded); Ctrl-C stops watching",
                 file=sys.stderr,
                 flush=True,
             )
-        with progress(f"tournament {args.id}", view.matches_total, bar) as advance:
+        with progress(f"tournament {args.id}", total, bar) as advance:
             for _ in range(shown):
                 advance()
             try:
@@ -298,14 +369,38 @@ def run_show(args: argparse.Namespace) -> int:
             print("stopped watching; the tournament goes on", file=sys.stderr)
     else:
         view = _tournament_view(args)
+    rounds, standings = _swiss_parts(args, view)
     if args.json:
-        print(json.dumps(tournament_json(view)))
+        print(json.dumps(tournament_json(view, rounds, standings)))
         return 0
-    print(tournament_text(view))
+    print(tournament_text(view, rounds, standings))
     return 0
 
 
-def tournament_text(view: TournamentView) -> str:
+def _swiss_parts(
+    args: argparse.Namespace, view: TournamentView
+) -> tuple[list[RoundView], list[StandingLine]]:
+    """A Swiss tournament's rounds, and its standing so far while it runs; none for a
+    round robin."""
+    from ladder import queries, swiss_rounds
+    from ladder.records import TournamentFormat
+
+    if view.format != TournamentFormat.SWISS:
+        return [], []
+    store = open_store(args)
+    try:
+        rounds = swiss_rounds.rounds(view, queries.tournament_matches(store, view.id))
+        running = view.status == TournamentStatus.RUNNING
+        return rounds, swiss_rounds.standings(store, view.id) if running else []
+    finally:
+        store.close()
+
+
+def tournament_text(
+    view: TournamentView,
+    rounds: Sequence[RoundView] = (),
+    standings: Sequence[StandingLine] = (),
+) -> str:
     """A tournament as `arena tournament show` prints it."""
     ladder = f"{view.game}-{view.players}p"
     lines = [f"tournament {view.id} ({view.name}), {ladder}: {view.status}"]
@@ -324,6 +419,29 @@ def tournament_text(view: TournamentView) -> str:
     if view.matches_failed:
         matches += f", {view.matches_failed} failed"
     lines.append(matches)
+    if view.format == "swiss":
+        first = "by a seeded draw" if view.seeding == "draw" else "by ladder rating"
+        lines.append(
+            f"  Swiss: round {view.round} of {view.rounds} (the first seated {first}, each "
+            "later one by the standing so far)"
+        )
+    for shown in rounds:
+        lines.append(f"  round {shown.number}:")
+        cells = [(match.match_id, match.status, ", ".join(match.bots)) for match in shown.matches]
+        lines.append(table(("match", "status", "bots, by seat"), cells, indent="    "))
+        if shown.byes:
+            lines.append(f"    bye: {', '.join(shown.byes)}")
+    if standings:
+        lines.append(
+            "  standing so far (Plackett-Luce fit of the games recorded, the field's prior; "
+            "it seats the next round):"
+        )
+        ranked = [
+            (rank, line.bot, f"{line.rating:.0f}", f"±{line.se:.0f}", line.games)
+            for rank, line in enumerate(standings, start=1)
+        ]
+        headers = ("#", "bot", "rating", "error", "games")
+        lines.append(table(headers, ranked, right={0, 2, 3, 4}, indent="    "))
     if view.table:
         rows = [
             (

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from arena_cli.main import main
-from ladder import queries, recording, standings_fit, tables, tournaments
+from ladder import queries, recording, standings_fit, swiss_rounds, tables, tournaments
 from ladder.ladder_fit import PROVISIONAL_SE
 from ladder.store import Store
 from tests.support.ladder import check_order, play, register
@@ -181,6 +181,62 @@ def test_create_hands_the_tournament_to_the_embedded_broker(
     assert json.loads(out)["matches_total"] == 1
 
 
+def test_a_swiss_tournament_shows_its_rounds_and_standing(
+    db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Created by the command line, its first round recorded and the second planned: show
+    prints each round's tables and byes and the standing so far; --json has them too; the
+    schedule list says a template's format."""
+    store = Store(db)
+    names = [store.register_bot(f"sw{i}", "1", ["golden10"])[0].name for i in range(6)]
+    store.close()
+    create = ("tournament", "create", "--game", "golden10", "--players", "4")
+    code, out, err = run(
+        capsys, *create, "--bots", ",".join(names), "--format", "swiss", "--rounds", "2",
+        "--seed", "3", "--db", db,
+    )  # fmt: skip
+    assert code == 0, err
+    tid = out.strip()
+    store = Store(db)
+    try:
+        (first,) = tournaments.pending_matches(store, tid)
+        play(store, first)
+        assert recording.record_match(store, first)
+        (second,) = swiss_rounds.next_round(store, tid)
+        seated = [queries.bot_line(store, bot).name for bot in store.match(first).request.bot_ids]
+    finally:
+        store.close()
+    code, out, _ = run(capsys, "tournament", "show", tid, "--json", "--db", db)
+    data = json.loads(out)
+    assert (data["format"], data["rounds"], data["round"], data["seeding"]) == (
+        "swiss", 2, 2, "draw",
+    )  # fmt: skip
+    assert [r["round"] for r in data["pairings"]] == [1, 2]
+    assert data["pairings"][0]["tables"] == [
+        {"match_id": first, "bots": seated, "status": "recorded"}
+    ]
+    assert sorted(data["pairings"][0]["byes"]) == sorted(set(names) - set(seated))
+    assert data["pairings"][1]["tables"][0]["match_id"] == second
+    assert len(data["pairings"][1]["byes"]) == 2
+    assert sorted(line["bot"] for line in data["standings"]) == sorted(names)
+    assert {line["games"] for line in data["standings"]} == {0, 4}
+    code, out, _ = run(capsys, "tournament", "show", tid, "--db", db)
+    assert code == 0
+    assert "Swiss: round 2 of 2" in out and "round 1:" in out and "round 2:" in out
+    assert f"{first}  recorded  {', '.join(seated)}" in out and "bye: " in out
+    assert "standing so far" in out
+
+    code, out, err = run(
+        capsys, *create, "--bots", ",".join(names), "--format", "swiss", "--rounds", "3",
+        "--schedule", "0 3 * * *", "--seeding", "rating", "--db", db,
+    )  # fmt: skip
+    assert code == 0, err
+    code, out, _ = run(capsys, "schedule", "list", "--db", db)
+    assert "Swiss, 3 rounds" in out
+    code, out, _ = run(capsys, "schedule", "list", "--json", "--db", db)
+    assert [(s["format"], s["rounds"]) for s in json.loads(out)] == [("swiss", 3)]
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
@@ -197,6 +253,20 @@ def test_create_hands_the_tournament_to_the_embedded_broker(
                 *("--bots", "a,b,c", "--schedule", "soon"),
             ],
             "cron",
+        ),
+        (
+            [
+                *("tournament", "create", "--game", "goof", "--players", "3", "--bots", "a,b,c"),
+                *("--format", "swiss"),
+            ],
+            "needs --rounds",
+        ),
+        (
+            [
+                *("tournament", "create", "--game", "goof", "--players", "3", "--bots", "a,b,c"),
+                *("--rounds", "2"),
+            ],
+            "for a Swiss tournament",
         ),
         (["tournament", "show", "tnope"], "no tournament"),
         (["tournament", "los", "tnope", "a", "b"], "no bot"),
