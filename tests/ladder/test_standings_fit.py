@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import threading
 
 from sqlalchemy import select, update
 
@@ -174,3 +175,46 @@ def test_the_sweep_finds_the_ladders_whose_fit_may_be_stale(store: Store) -> Non
             .values(fitted_at=_ladder(store).fitted_at + 2 * standings_fit.CLOCK_MARGIN)  # type: ignore[operator]
         )
     assert standings_fit.stale_ladders(store) == []
+
+
+def test_fits_stored_at_once_leave_the_newer(store: Store, db_url: str) -> None:
+    bots = [register(store, "once") for _ in range(4)]
+    _round_robin(store, bots[:3], seed=8)
+    older = standings_fit.read_fit(store, LADDER)
+    _round_robin(store, bots, seed=9)
+    newer = standings_fit.read_fit(store, LADDER)
+    assert older is not None and newer is not None
+    others = [Store(db_url, upgrade=False) for _ in range(2)]
+    try:
+        for attempt in range(3):
+            barrier = threading.Barrier(2)
+            stored: dict[str, bool] = {}
+
+            def put(
+                which: Store,
+                name: str,
+                pending: standings_fit.PendingFit,
+                barrier: threading.Barrier = barrier,
+                stored: dict[str, bool] = stored,
+            ) -> None:
+                barrier.wait()
+                stored[name] = standings_fit.store_fit(which, pending)
+
+            threads = [
+                threading.Thread(target=put, args=(others[0], "older", older)),
+                threading.Thread(target=put, args=(others[1], "newer", newer)),
+            ]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            # Whichever went first, the newer fit is the one left: stored the first time
+            # (over the older one if that went first), and neither stored again after.
+            assert stored == {"newer": attempt == 0, "older": stored["older"]}
+            assert attempt == 0 or not stored["older"]
+            assert _ladder(store).fitted_at == newer.read_at
+            line = newer.fit.bots[newer.bots.index(bots[3])]
+            assert _fits(store)[bots[3]] == (line.rating, line.se)
+    finally:
+        for other in others:
+            other.close()
