@@ -231,6 +231,12 @@ class TournamentOut(BaseModel):
     options: dict[str, Any] = Field(description="the game's rules options")
     parent_id: str | None = Field(description="the scheduled template it was started from")
     matches_failed: int
+    format: str = Field(description='"round_robin" or "swiss"')
+    rounds: int = Field(description="a Swiss tournament's rounds (a round robin has one)")
+    round: int = Field(description="the round being played (the last once finished)")
+    seeding: str | None = Field(
+        description='a Swiss tournament\'s first round: "draw" (seeded) or "rating" (ladder)'
+    )
 
 
 class PlannedMatchOut(BaseModel):
@@ -240,16 +246,39 @@ class PlannedMatchOut(BaseModel):
     number: int
     bots: list[str] = Field(description="bot names, one per seat")
     status: str = Field(description="planned, recorded or failed")
+    round: int = Field(description="the round it belongs to (a round robin's are all 1)")
     match_status: str | None = Field(
         description="the referee's status of the match (running, finished, aborted); "
         "null until a referee starts it"
     )
 
 
+class RoundOut(BaseModel):
+    """One round of a Swiss tournament: its number and the entrants it does not seat."""
+
+    number: int
+    byes: list[str] = Field(description="bot names sitting this round out")
+
+
+class StandingSoFarOut(BaseModel):
+    """A bot in a running Swiss tournament's standing so far (what seats the next round)."""
+
+    bot_id: str
+    bot: str
+    rating: float = Field(description="Plackett-Luce fit of the games recorded, Elo scale")
+    se: float = Field(description="the rating's standard error (Elo)")
+    games: int
+
+
 class TournamentPageOut(TournamentOut):
-    """A tournament with its planned matches in plan order."""
+    """A tournament with its planned matches in plan order; a Swiss tournament's rounds
+    (their byes; the matches say their round) and, while it runs, its standing so far."""
 
     matches: list[PlannedMatchOut]
+    rounds_seated: list[RoundOut] = Field(description="a Swiss tournament's rounds so far")
+    standings: list[StandingSoFarOut] = Field(
+        description="a running Swiss tournament's standing so far, best first"
+    )
 
 
 class TournamentsOut(BaseModel):

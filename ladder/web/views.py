@@ -14,9 +14,9 @@ from collections.abc import Iterable
 from sqlalchemy import func, select
 
 import games
-from ladder import author_queries, queries
+from ladder import author_queries, queries, swiss_rounds
 from ladder.models import BotRow, MatchRow, RatingHistoryRow, RatingRow, ResultRow
-from ladder.records import MatchResult, MatchStatus
+from ladder.records import MatchResult, MatchStatus, TournamentFormat, TournamentStatus
 from ladder.store import NotFound, Replay, Store
 from ladder.web.replay import build_frames
 from ladder.web.schemas import (
@@ -36,7 +36,9 @@ from ladder.web.schemas import (
     MatchOut,
     PlannedMatchOut,
     PracticeOut,
+    RoundOut,
     StandingOut,
+    StandingSoFarOut,
     TableLineOut,
     TournamentOut,
     TournamentPageOut,
@@ -316,6 +318,10 @@ def _tournament(view: queries.TournamentView) -> TournamentOut:
         options=view.options,
         parent_id=view.parent_id,
         matches_failed=view.matches_failed,
+        format=view.format,
+        rounds=view.rounds,
+        round=view.round,
+        seeding=view.seeding,
     )
 
 
@@ -347,6 +353,9 @@ def tournament(store: Store, tournament_id: str) -> TournamentPageOut:
     try:
         view = queries.tournament(store, tournament_id)
         planned = queries.tournament_matches(store, tournament_id)
+        swiss = view.format == TournamentFormat.SWISS
+        running = view.status == TournamentStatus.RUNNING
+        standings = swiss_rounds.standings(store, tournament_id) if swiss and running else []
     except NotFound as error:
         raise WebError(404, str(error)) from None
     with store.session() as session:
@@ -365,9 +374,20 @@ def tournament(store: Store, tournament_id: str) -> TournamentPageOut:
                 number=match.number,
                 bots=match.bots,
                 status=match.status,
+                round=match.round,
                 match_status=started.get(match.match_id),
             )
             for match in planned
+        ],
+        rounds_seated=[
+            RoundOut(number=seated.number, byes=seated.byes)
+            for seated in (swiss_rounds.rounds(view, planned) if swiss else [])
+        ],
+        standings=[
+            StandingSoFarOut(
+                bot_id=line.bot_id, bot=line.bot, rating=line.rating, se=line.se, games=line.games
+            )
+            for line in standings
         ],
     )
 

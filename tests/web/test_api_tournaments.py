@@ -8,11 +8,13 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from ladder import queries, tournaments
+from ladder import queries, recording, swiss_rounds, tables, tournaments
+from ladder.records import TournamentFormat
 from ladder.store import Store
 from ladder.web import create_app
 from ladder.wording import rating_cells
 from tests.support.arena import Arena
+from tests.support.ladder import play
 from tests.support.web import get_html, get_json
 
 
@@ -135,5 +137,64 @@ def test_tournament_settings_of_a_scheduled_run(tmp_path: Path) -> None:
             assert shown["schedule"] == "0 3 * * *" and shown["matches"] == []
             page = get_html(client, f"/tournaments/{template}")
             assert "<code>0 3 * * *</code> (cron, UTC): a template" in page
+    finally:
+        store.close()
+
+
+def test_a_swiss_tournament_page_shows_its_rounds_and_standing(tmp_path: Path) -> None:
+    """A running Swiss tournament: each match says its round, each round its byes, and the
+    standing so far is shown; once finished, the table instead of the standing."""
+    store = Store(f"sqlite:///{tmp_path / 'swiss.db'}")
+    try:
+        names = ["ada", "bea", "cy", "dot", "eve", "fay"]
+        for name in names:
+            store.register_bot(name, "1", ["golden10"])
+        tid = tournaments.create_tournament(
+            store, "golden10", 4, names, format=TournamentFormat.SWISS, rounds=2, seed=4
+        )
+        (first,) = tournaments.pending_matches(store, tid)
+        play(store, first)
+        assert recording.record_match(store, first)
+        (second,) = swiss_rounds.next_round(store, tid)
+        with TestClient(create_app(store)) as client:
+            data = get_json(client, f"/api/tournaments/{tid}")
+            assert (data["format"], data["rounds"], data["round"], data["seeding"]) == (
+                "swiss", 2, 2, "draw",
+            )  # fmt: skip
+            assert [(m["match_id"], m["round"]) for m in data["matches"]] == [
+                (first, 1),
+                (second, 2),
+            ]
+            assert [r["number"] for r in data["rounds_seated"]] == [1, 2]
+            for seated, match in zip(data["rounds_seated"], data["matches"], strict=True):
+                assert sorted(seated["byes"] + match["bots"]) == names
+            standing = data["standings"]
+            assert sorted(line["bot"] for line in standing) == names
+            assert [line["rating"] for line in standing] == sorted(
+                (line["rating"] for line in standing), reverse=True
+            )
+            page = get_html(client, f"/tournaments/{tid}")
+            assert "round 2 of 2" in page and "Swiss, 2 rounds" in page
+            assert "by a seeded draw" in page
+            for seated in data["rounds_seated"]:
+                assert f"bye: {', '.join(seated['byes'])}" in page
+            assert f'<tr data-match="{second}" data-round="2">' in page
+            assert 'id="t-standings"' in page
+            for line in standing:
+                assert f'<a href="/bots/{line["bot_id"]}">{line["bot"]}</a>' in page
+
+            play(store, second)
+            assert recording.record_match(store, second)
+            assert tables.finish_tournament(store, tid)
+            done = get_json(client, f"/api/tournaments/{tid}")
+            assert done["status"] == "finished" and done["standings"] == []
+            assert len(done["table"]) == 6
+            assert 'id="t-standings"' not in get_html(client, f"/tournaments/{tid}")
+            # A round robin has no rounds to show.
+            robin = tournaments.create_tournament(store, "golden10", 4, names[:4])
+            plain = get_json(client, f"/api/tournaments/{robin}")
+            assert (plain["format"], plain["rounds_seated"], plain["standings"]) == (
+                "round_robin", [], [],
+            )  # fmt: skip
     finally:
         store.close()
