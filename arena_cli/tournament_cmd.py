@@ -278,7 +278,7 @@ def tournament_json(
         "format": view.format,
         "rounds": view.rounds,
         "round": view.round,
-        "seeding": view.seeding,
+        "first_round": view.seeding,
         "pairings": [
             {
                 "round": shown.number,
@@ -420,7 +420,7 @@ def tournament_text(
         matches += f", {view.matches_failed} failed"
     lines.append(matches)
     if view.format == "swiss":
-        first = "by a seeded draw" if view.seeding == "draw" else "by ladder rating"
+        first = "by a random draw" if view.seeding == "draw" else "by ladder rating"
         lines.append(
             f"  Swiss: round {view.round} of {view.rounds} (the first seated {first}, each "
             "later one by the standing so far)"

@@ -234,8 +234,9 @@ class TournamentOut(BaseModel):
     format: str = Field(description='"round_robin" or "swiss"')
     rounds: int = Field(description="a Swiss tournament's rounds (a round robin has one)")
     round: int = Field(description="the round being played (the last once finished)")
-    seeding: str | None = Field(
-        description='a Swiss tournament\'s first round: "draw" (seeded) or "rating" (ladder)'
+    first_round: str | None = Field(
+        description='how a Swiss tournament\'s first round was seated: "draw" (at random) or '
+        '"rating" (by the ladder\'s ratings)'
     )
 
 

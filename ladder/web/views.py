@@ -321,7 +321,7 @@ def _tournament(view: queries.TournamentView) -> TournamentOut:
         format=view.format,
         rounds=view.rounds,
         round=view.round,
-        seeding=view.seeding,
+        first_round=view.seeding,
     )
 
 

@@ -158,7 +158,7 @@ def test_a_swiss_tournament_page_shows_its_rounds_and_standing(tmp_path: Path) -
         (second,) = swiss_rounds.next_round(store, tid)
         with TestClient(create_app(store)) as client:
             data = get_json(client, f"/api/tournaments/{tid}")
-            assert (data["format"], data["rounds"], data["round"], data["seeding"]) == (
+            assert (data["format"], data["rounds"], data["round"], data["first_round"]) == (
                 "swiss", 2, 2, "draw",
             )  # fmt: skip
             assert [(m["match_id"], m["round"]) for m in data["matches"]] == [
@@ -175,7 +175,8 @@ def test_a_swiss_tournament_page_shows_its_rounds_and_standing(tmp_path: Path) -
             )
             page = get_html(client, f"/tournaments/{tid}")
             assert "round 2 of 2" in page and "Swiss, 2 rounds" in page
-            assert "by a seeded draw" in page
+            assert "by a random draw" in page
+            assert "seed" not in page.lower() and "seed" not in str(data)
             for seated in data["rounds_seated"]:
                 assert f"bye: {', '.join(seated['byes'])}" in page
             assert f'<tr data-match="{second}" data-round="2">' in page

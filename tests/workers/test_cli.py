@@ -208,7 +208,7 @@ def test_a_swiss_tournament_shows_its_rounds_and_standing(
         store.close()
     code, out, _ = run(capsys, "tournament", "show", tid, "--json", "--db", db)
     data = json.loads(out)
-    assert (data["format"], data["rounds"], data["round"], data["seeding"]) == (
+    assert (data["format"], data["rounds"], data["round"], data["first_round"]) == (
         "swiss", 2, 2, "draw",
     )  # fmt: skip
     assert [r["round"] for r in data["pairings"]] == [1, 2]
