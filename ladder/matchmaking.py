@@ -34,6 +34,25 @@ does (`python -m bench.ladder_sim` measures the difference):
    played again (a field as small as the table has nothing else to play).
 5. Waiting. A seed whose window holds too few bots forms no table this
    time; its bots may still be table mates of later seeds.
+
+Measured against the alternatives (`python -m bench.ladder_sim`, 128 bots, 4
+seats, 16 fields, seed 1; Kendall tau of the fitted standings at 10 and 20
+games per bot; a change as small as one extra refit moved tau at 10 by
+0.008, so smaller differences are noise): this rule 0.783 and 0.843; its
+draw from the 3 (4) times as many nearest 0.770 (0.777) and 0.841 (0.844);
+random tables 0.762 and 0.833; mates drawn at random within 150 (300) Elo
+of the seed 0.771 (0.768) and 0.834 (0.836), or within 1 (2) times the
+error of the two bots' difference, where their intervals overlap, 0.767
+(0.763) and 0.839 (0.842), or weighted by that overlap 0.771 and 0.840;
+mates chosen greedily by the Fisher information of the table weighted by
+the bots' posterior variances (E[p(1 - p)] times the sum of the two
+variances, per pair) 0.771 and 0.836, drawn in proportion to its fourth
+power 0.766 and 0.838. None reached today's pairing and live Elo at 20
+games (0.800), and none can by much: a game between equals carries 1.54
+times the Fisher information of one between random bots of this field
+(mean p(1 - p) 0.162 against 0.25, at the luck's flattening 0.81), and the
+fitted standings of today's random-like tables reach 0.800 at about 16
+games, 1.6 times 10.
 """
 
 from __future__ import annotations
