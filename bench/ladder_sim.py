@@ -2,7 +2,8 @@
 
 Prints one JSON line per policy and budget, {"policy", "games_per_bot",
 "kendall_tau", "top10_share", "mae_elo", "games_to_best", "fewest_games",
-"runs"}, then a last line {"runtime_s"}.
+"runs"}; then one per tournament format (`bench.swiss_sim`), {"format", "bots",
+"games_per_bot_to_clear", "runs"}; then a last line {"runtime_s"}.
 
 The field: `--bots` bots whose true ratings are drawn normal around 1500,
 `--spread` Elo apart (standard deviation), the best `NEAR_TIES` then set
@@ -54,8 +55,16 @@ With `--runs` R, each run is a new field, and the line holds the means over
 the runs, except "games_to_best": the median (a run where it is null counting
 as never, so null when it is in half the runs or more).
 
+Tournaments (the issue's question for a large field): over `--swiss-runs`
+fields of `bench.swiss_sim.BOTS` bots at `--seats`, how many games per bot
+the Swiss format and the balanced round robin play until the true best bot's
+95% interval in the tournament table is clear of the true second's: the
+median over the fields, a field not clear within `bench.swiss_sim.CAP_ROUNDS`
+rounds counting as never (null when half of them or more are never).
+
     python -m bench.ladder_sim [--bots 128] [--seats 4] [--budgets 5,10,20,40]
         [--runs 16] [--seed 1] [--policies today,today_fit,new,trueskill,openskill]
+        [--swiss-runs 10]
 """
 
 from __future__ import annotations
@@ -84,6 +93,7 @@ import scipy.stats  # type: ignore[import-untyped]
 import trueskill  # type: ignore[import-untyped]
 from openskill.models import PlackettLuce, PlackettLuceRating
 
+from bench import swiss_sim
 from bench.coverage import DEFAULT_LUCK, simulate_deal
 from ladder import matchmaking
 from ladder.elo import ELO_PER_NAT, ELO_START, Ranking, elo_update
@@ -478,6 +488,28 @@ def lines(
     return out
 
 
+def tournament_lines(settings: Settings, runs: int, seed: int) -> list[dict[str, object]]:
+    """The JSON lines of the tournament formats: games per bot until the best is clear."""
+    out: list[dict[str, object]] = []
+    for form in swiss_sim.FORMATS:
+        games = [
+            swiss_sim.games_to_clear(
+                form, swiss_sim.BOTS, settings.seats, settings.spread, settings.luck, (seed, n)
+            )
+            for n in range(runs)
+        ]
+        median = median_or_none(games)
+        out.append(
+            {
+                "format": form,
+                "bots": swiss_sim.BOTS,
+                "games_per_bot_to_clear": None if median is None else round(median, 1),
+                "runs": runs,
+            }
+        )
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="python -m bench.ladder_sim",
@@ -495,6 +527,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--policies", default=",".join(POLICIES), help=f"comma-separated, of {', '.join(POLICIES)}"
+    )
+    parser.add_argument(
+        "--swiss-runs",
+        type=int,
+        default=10,
+        help="fields of the tournament formats' lines (default 10, 0 for none)",
     )
     parser.add_argument(
         "--spread",
@@ -531,6 +569,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     results = [run(settings, policies, args.seed, number) for number in range(args.runs)]
     for line in lines(settings, policies, results):
         print(json.dumps(line), flush=True)
+    if args.swiss_runs > 0:
+        for line in tournament_lines(settings, args.swiss_runs, args.seed):
+            print(json.dumps(line), flush=True)
     print(json.dumps({"runtime_s": round(time.perf_counter() - started, 1)}), flush=True)
 
 

@@ -1,4 +1,5 @@
-"""bench.ladder_sim, small: its lines, and the new ladder ahead of today's at equal games."""
+"""bench.ladder_sim, small: its lines, the new ladder ahead of today's at equal games, and
+the tournament formats' lines (bench.swiss_sim)."""
 
 from __future__ import annotations
 
@@ -6,13 +7,20 @@ import json
 
 import pytest
 
-from bench import ladder_sim
+from bench import ladder_sim, swiss_sim
 
 
 def test_lines_per_policy_and_budget(capsys: pytest.CaptureFixture[str]) -> None:
-    ladder_sim.main(["--bots", "32", "--budgets", "5,10", "--runs", "1", "--seed", "2"])
-    *lines, last = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    ladder_sim.main(
+        ["--bots", "32", "--budgets", "5,10", "--runs", "1", "--seed", "2", "--swiss-runs", "1"]
+    )
+    *lines, swiss, robin, last = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert set(last) == {"runtime_s"}
+    for line, form in ((swiss, "swiss"), (robin, "round_robin")):
+        assert set(line) == {"format", "bots", "games_per_bot_to_clear", "runs"}
+        assert (line["format"], line["bots"], line["runs"]) == (form, swiss_sim.BOTS, 1)
+        games = line["games_per_bot_to_clear"]
+        assert games is None or 0 < games <= swiss_sim.CAP_ROUNDS * 4
     assert [(line["policy"], line["games_per_bot"]) for line in lines] == [
         (policy, budget) for policy in ladder_sim.POLICIES for budget in (5, 10)
     ]
