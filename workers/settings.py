@@ -105,6 +105,21 @@ class WorkerSettings:
         parse=int,
         metavar="N",
     )
+    ladder_overdue_s: float = setting(
+        600.0,
+        env="LADDER_OVERDUE_S",
+        help="a free bot that has not played a ladder match for this long is seated first, "
+        "with bots of any rating (about two matches and ticks)",
+        parse=float,
+        metavar="S",
+    )
+    ladder_recent_matches: int = setting(
+        200,
+        env="LADDER_RECENT_MATCHES",
+        help="the tick avoids repeating the tables of the ladder's last N matches",
+        parse=int,
+        metavar="N",
+    )
     match_timeout_s: float = setting(
         3600.0,
         env="MATCH_TIMEOUT_S",

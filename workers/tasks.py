@@ -13,8 +13,9 @@
 - `arena.finish_tournament(tournament_id)`: the maximum-likelihood table (for
   a tournament found complete other than by recording its last match).
 - `arena.run_schedules()` (beat, every minute): start due scheduled runs.
-- `arena.ladder_tick()` (beat, every ARENA_LADDER_INTERVAL_S): pair the
-  connected bots that are free into ladder matches.
+- `arena.ladder_tick()` (beat, every ARENA_LADDER_INTERVAL_S): seat the
+  connected bots that are free at ladder tables (`ladder.continuous`: by
+  what each game would teach, the overdue first).
 - `arena.sweep()` (beat, every ARENA_SWEEP_INTERVAL_S): when the queue is
   empty, enqueue `play_match` again for running tournaments' matches that
   are neither recorded nor playing, planned more than ARENA_SWEEP_AGE_S ago
@@ -54,6 +55,7 @@ from ladder import (
     tables,
     tournaments,
 )
+from ladder.matchmaking import MatchmakingConfig
 from ladder.records import MatchStatus, TournamentStatus
 from ladder.store import NotFound
 from workers.celery_app import QUEUE, ArenaCelery
@@ -230,6 +232,7 @@ def ladder_tick(app: ArenaCelery, tick: str) -> list[str]:
         log.warning("ladder tick: cannot list the referee's sessions: %s", error)
         return []
     free = {s.bot_id: s.capacity - s.busy for s in sessions if s.capacity > s.busy}
+    ladder_config = MatchmakingConfig(overdue_s=settings.ladder_overdue_s)
     started = []
     for lid in settings.ladders or tuple(queries.ladders(res.store)):
         candidates = [bot for bot, slots in free.items() if slots > 0]
@@ -241,6 +244,8 @@ def ladder_tick(app: ArenaCelery, tick: str) -> list[str]:
                 tick,
                 duplicate=settings.ladder_duplicate,
                 deadline_ms=settings.ladder_deadline_ms,
+                config=ladder_config,
+                recent_matches=settings.ladder_recent_matches,
             )
         except NotFound:
             log.warning("ladder tick: no ladder %s", lid)

@@ -28,9 +28,15 @@ class Arena:
         self.store = Store(self.db, upgrade=False)
         self.worker_logs: list[Path] = []
 
-    def bots(self, kinds: Sequence[str], games: Sequence[str]) -> list[BotHandle]:
-        """Register one bot per kind and run `arena bot run KIND` for it; wait until connected."""
-        handles = [self.referee.run_bot(kind, self.referee.register(kind, games)) for kind in kinds]
+    def bots(
+        self, kinds: Sequence[str], games: Sequence[str], *, operator: bool = False
+    ) -> list[BotHandle]:
+        """Register one bot per kind (by the test author, or the operator) and run
+        `arena bot run KIND` for it; wait until connected."""
+        handles = [
+            self.referee.run_bot(kind, self.referee.register(kind, games, operator=operator))
+            for kind in kinds
+        ]
         self.referee.wait_connected(handles)
         return handles
 

@@ -159,7 +159,11 @@ def test_settings_defaults_and_embedded_broker(tmp_path: Path, monkeypatch: Any)
     monkeypatch.setenv("ARENA_BROKER_URL", "redis://127.0.0.1:6379/5")
     monkeypatch.setenv("ARENA_LADDER_INTERVAL_S", "0")
     monkeypatch.setenv("ARENA_REFEREE", "referee:50051")
+    monkeypatch.setenv("ARENA_LADDER_OVERDUE_S", "900")
+    monkeypatch.setenv("ARENA_LADDER_RECENT_MATCHES", "50")
     redis_settings = WorkerSettings.from_env(database_url=db)
+    assert (settings.ladder_overdue_s, settings.ladder_recent_matches) == (600.0, 200)
+    assert (redis_settings.ladder_overdue_s, redis_settings.ladder_recent_matches) == (900.0, 50)
     assert redis_settings.result_backend() == "redis://127.0.0.1:6379/5"
     assert redis_settings.referee == "referee:50051"
     options = redis_settings.transport_options()

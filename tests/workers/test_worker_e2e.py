@@ -242,7 +242,8 @@ def test_a_consumer_that_lost_redis_closes_and_acknowledges_afterwards(
 
 def test_beat_runs_the_ladder_and_scheduled_tournaments(arena: Arena) -> None:
     """Beat's ladder ticks pair connected bots; run_schedules starts a template's run."""
-    bots = arena.bots(["rules", "random", "rules", "random"], ["golden10"])
+    # The operator's reference bots: the ladder seats them together (one author's it would not).
+    bots = arena.bots(["rules", "random", "rules", "random"], ["golden10"], operator=True)
     template = arena.cli(
         "tournament",
         "create",
