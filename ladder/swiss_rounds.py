@@ -118,7 +118,8 @@ def _fit_so_far(session: Session, tournament: TournamentRow) -> dict[str, Ladder
 
 def standings(store: Store, tournament_id: str) -> list[StandingLine]:
     """A Swiss tournament's standing so far (the one the next round is seated by), best
-    first; [] for a round robin (its table comes at the end)."""
+    first; [] before its first game is recorded, and for a round robin (its table comes
+    at the end)."""
     with store.session() as session:
         tournament = session.get(TournamentRow, tournament_id)
         if tournament is None:
@@ -130,6 +131,8 @@ def standings(store: Store, tournament_id: str) -> list[StandingLine]:
             bot.id: bot_label(bot.name, bot.version)
             for bot in session.scalars(select(BotRow).where(BotRow.id.in_(list(fit))))
         }
+    if not any(line.games for line in fit.values()):
+        return []
     lines = [
         StandingLine(bot, names.get(bot, bot), line.rating, line.se, line.games)
         for bot, line in fit.items()

@@ -185,6 +185,7 @@ def test_a_swiss_tournament_plays_its_rounds(store: Store) -> None:
     first = plan_of(store, tid)
     assert [(m.round, m.number) for m in first] == [(1, 1), (1, 2)]
     assert swiss_rounds.next_round(store, tid) == []  # round 1 is not recorded
+    assert swiss_rounds.standings(store, tid) == []  # nothing to stand on yet
     assert not tournaments.round_due(store, tid)
     seen: Counter[str] = Counter()
     for number in (1, 2, 3):
