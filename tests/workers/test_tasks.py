@@ -7,6 +7,7 @@ result), so `play_match` records real rows; nothing is sent to a broker
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -258,7 +259,9 @@ def test_create_round_robin_enqueues_the_unrecorded_matches(app: ArenaCelery) ->
     assert app.sent == [(tasks.PLAY_MATCH, (m,)) for m in match_ids[1:]]  # type: ignore[attr-defined]
 
 
-def test_a_swiss_round_recorded_sends_the_next_rounds_planning_once(app: ArenaCelery) -> None:
+def test_a_swiss_round_recorded_sends_the_next_rounds_planning_once(
+    app: ArenaCelery, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A Swiss tournament: the match that completes a round sends next_round, which plans
     the round and enqueues its matches; a second next_round (a race, a redelivery) does
     nothing; the last round's last match finishes the tournament."""
@@ -275,6 +278,12 @@ def test_a_swiss_round_recorded_sends_the_next_rounds_planning_once(app: ArenaCe
     assert sent == [(tasks.NEXT_ROUND, (tid,))]
     assert tasks.create_round_robin(app, tid) == 0  # nothing to play: the round is due
     assert sent[1:] == [(tasks.NEXT_ROUND, (tid,))]
+    sent.clear()
+    # A next_round lost on its way: the sweep, the queue empty, sends it again.
+    monkeypatch.setattr(app, "settings", dataclasses.replace(app.settings, sweep_age_s=0))
+    monkeypatch.setattr(tasks, "queue_length", lambda app: 0)
+    assert tasks.sweep(app) == []
+    assert sent == [(tasks.NEXT_ROUND, (tid,))]
     sent.clear()
     assert tasks.next_round(app, tid) == 2
     planned = tournaments.pending_matches(store, tid)
