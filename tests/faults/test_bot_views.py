@@ -18,7 +18,6 @@ from typing import Any
 import grpc
 import pytest
 
-import games
 from bots.random_bot import RandomBot
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import cards_pb2 as cards
@@ -34,7 +33,7 @@ from tests.support.aio import eventually, run
 from tests.support.arena import BotSeat
 from tests.support.authoring import ADMIN, Client, GatedBot, auth, online, refusal, tier
 from tests.support.processes import ARENA, PYTHON, REPO, Processes, arena, clean_env
-from tests.support.public import message_strings
+from tests.support.public import message_strings, states_by_step
 from tests.support.referee import BADBOT
 from tests.support.services import RedisServer
 
@@ -48,26 +47,6 @@ def badbot(procs: Processes, where: str, token: str, name: str) -> subprocess.Po
     record = procs.logs / f"record-{name}.jsonl"
     argv = [PYTHON, str(BADBOT), "--referee", where, "--token", token, "--mode", "illegal"]
     return procs.start(name, [*argv, "--record", str(record), "--max-seconds", "170"])
-
-
-def states_by_step(replay: pb.Replay) -> dict[int, list[games.State]]:
-    """Per game of a finished match, the game's state after each step (move or tick),
-    rebuilt from its log."""
-    states: dict[int, list[games.State]] = {}
-    for game in replay.games:
-        log = json.loads(game.log_json)
-        state = games.get(log["game"]).new_game(
-            log["players"], log["seed"], log["options"], log["deal"]
-        )
-        steps = [state.clone()]
-        for move in log["moves"]:
-            if isinstance(state, games.TickState) and state.spec.simultaneous:
-                state.apply_tick({seat: action for seat, action in move}, [s for s, _ in move])
-            else:
-                state.apply(*move)
-            steps.append(state.clone())
-        states[game.game_index] = steps
-    return states
 
 
 def check_seat_stream(

@@ -35,23 +35,31 @@ def message_strings(message: Message) -> set[str]:
     return found
 
 
-def hidden_by_step(replay: pb.Replay) -> dict[int, list[set[str]]]:
-    """Per game of a finished match, per step: the cards some seat could not see then."""
-    hidden: dict[int, list[set[str]]] = {}
+def states_by_step(replay: pb.Replay) -> dict[int, list[games.State]]:
+    """Per game of a finished match, the game's state after each step (move or tick),
+    rebuilt from its log."""
+    states: dict[int, list[games.State]] = {}
     for game in replay.games:
         log = json.loads(game.log_json)
         state = games.get(log["game"]).new_game(
             log["players"], log["seed"], log["options"], log["deal"]
         )
-        steps = [_hidden(state)]
+        steps = [state.clone()]
         for move in log["moves"]:
             if isinstance(state, games.TickState) and state.spec.simultaneous:
                 state.apply_tick({seat: action for seat, action in move}, [s for s, _ in move])
             else:
                 state.apply(*move)
-            steps.append(_hidden(state))
-        hidden[game.game_index] = steps
-    return hidden
+            steps.append(state.clone())
+        states[game.game_index] = steps
+    return states
+
+
+def hidden_by_step(replay: pb.Replay) -> dict[int, list[set[str]]]:
+    """Per game of a finished match, per step: the cards some seat could not see then."""
+    return {
+        game: [_hidden(state) for state in steps] for game, steps in states_by_step(replay).items()
+    }
 
 
 def _hidden(state: games.State) -> set[str]:
