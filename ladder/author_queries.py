@@ -14,7 +14,7 @@ from datetime import datetime
 from sqlalchemy import select
 
 from ladder import authors, queries
-from ladder.models import AuthorRow, BotNameRow, BotRow
+from ladder.models import AuthorRow, BotNameRow
 from ladder.names import name_key
 from ladder.store import Store
 
@@ -60,29 +60,17 @@ def author_view(store: Store, ref: str) -> AuthorView:
             .where(BotNameRow.author_id == author.id)
             .order_by(BotNameRow.name)
         ).all()
-        # A version may be registered under any look-alike spelling of its name, so
-        # the spellings are matched by key (one key per distinct spelling, not per version).
-        keys = {row.name_key for row in owned}
-        spellings = [
-            name
-            for name in session.scalars(select(BotRow.name).distinct())
-            if name_key(name) in keys
-        ]
     assert created_at is not None  # find_author found the row
-    versions = queries.bot_lines_named(store, spellings)
+    versions: dict[str, list[queries.BotLine]] = {row.name_key: [] for row in owned}
+    for line in queries.versions_of(store, versions):
+        versions[name_key(line.name)].append(line)
     return AuthorView(
         id=author.id,
         name=author.name,
         created_at=created_at,
         names=[
             AuthorName(
-                name=row.name,
-                challenges=row.challenges,
-                versions=sorted(
-                    (line for line in versions if name_key(line.name) == row.name_key),
-                    key=lambda line: line.created_at,
-                    reverse=True,
-                ),
+                name=row.name, challenges=row.challenges, versions=versions[row.name_key][::-1]
             )
             for row in owned
         ],

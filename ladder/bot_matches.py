@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Row, func, select
 
 from ladder import queries
-from ladder.models import AuthorRow, BotNameRow, BotRow, MatchRow, ReplayRow, ResultRow
+from ladder.models import AuthorRow, BotNameRow, MatchRow, ReplayRow, ResultRow
 from ladder.names import name_key
 from ladder.records import EventType, MatchStatus
 from ladder.store import Store
@@ -90,13 +90,11 @@ def versions(store: Store, ref: str) -> Versions:
     """
     key = name_key(ref)
     with store.session() as session:
-        owned = session.get(BotNameRow, key)
-        if owned is not None:
-            # The versions' spellings are few and their keys are made in Python: compared here.
-            rows = session.execute(select(BotRow.id, BotRow.name).order_by(BotRow.created_at))
-            ids = tuple(row.id for row in rows if name_key(row.name) == key)
-            if ids:
-                return Versions(owned.name, ids)
+        owned = session.scalar(select(BotNameRow.name).where(BotNameRow.name_key == key))
+    if owned is not None:
+        ids = tuple(line.id for line in queries.versions_of(store, {key}))
+        if ids:
+            return Versions(owned, ids)
     bot = queries.resolve_bot(store, ref)
     return Versions(bot.name, (bot.id,))
 
@@ -154,7 +152,17 @@ def bot_matches(store: Store, bot_ids: Sequence[str], limit: int = DEFAULT_LIMIT
         match_ids = {entry.match_id for entry in entries}
         matches = {
             row.id: row
-            for row in session.scalars(select(MatchRow).where(MatchRow.id.in_(match_ids)))
+            for row in session.execute(
+                select(
+                    MatchRow.id,
+                    MatchRow.game,
+                    MatchRow.players,
+                    # A challenger no author has any more is named by its id.
+                    func.coalesce(AuthorRow.name, MatchRow.challenger_id).label("challenger"),
+                )
+                .outerjoin(AuthorRow, AuthorRow.id == MatchRow.challenger_id)
+                .where(MatchRow.id.in_(match_ids))
+            )
         }
         replays: dict[str, list[ReplayRow]] = {}
         for replay in session.scalars(
@@ -163,23 +171,16 @@ def bot_matches(store: Store, bot_ids: Sequence[str], limit: int = DEFAULT_LIMIT
             .order_by(ReplayRow.match_id, ReplayRow.game_index)
         ):
             replays.setdefault(replay.match_id, []).append(replay)
-        challengers = {
-            author.id: author.name
-            for author in session.scalars(
-                select(AuthorRow).where(
-                    AuthorRow.id.in_({m.challenger_id for m in matches.values() if m.challenger_id})
-                )
-            )
-        }
         return [
-            _bot_match(entry, matches[entry.match_id], replays.get(entry.match_id, []), challengers)
+            _bot_match(entry, matches[entry.match_id], replays.get(entry.match_id, []))
             for entry in entries
         ]
 
 
 def _bot_match(
-    entry: ResultRow, match: MatchRow, replays: list[ReplayRow], challengers: dict[str, str]
+    entry: ResultRow, match: Row[str, str, int, str | None], replays: list[ReplayRow]
 ) -> BotMatch:
+    """`match`: its id, game, players and challenger's name (None: rated)."""
     bot = entry.bot_id
     strikes: list[StrikeLine] = []
     times: list[float] = []
@@ -205,9 +206,7 @@ def _bot_match(
         bot_id=bot,
         place=entry.rank,
         score=entry.score,
-        challenger=None
-        if match.challenger_id is None
-        else challengers.get(match.challenger_id, match.challenger_id),
+        challenger=match.challenger,
         tournament_id=entry.tournament_id,
         strikes=strikes,
         forfeited=entry.forfeit,

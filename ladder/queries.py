@@ -25,6 +25,7 @@ from ladder.models import (
     TournamentMatchRow,
     TournamentRow,
 )
+from ladder.names import name_key
 from ladder.records import PlanStatus, TournamentStatus
 from ladder.store import PRESENCE_RENEW_S, NotFound, Store, utcnow
 from ladder.wording import bot_label
@@ -240,14 +241,19 @@ def bot_lines(store: Store, *, retired: bool = False) -> list[BotLine]:
         return [_bot_line(row, now) for row in session.scalars(query)]
 
 
-def bot_lines_named(store: Store, names: Collection[str]) -> list[BotLine]:
-    """Every version (retired ones too) of these exact names, by name then newest first."""
+def versions_of(store: Store, keys: Collection[str]) -> list[BotLine]:
+    """Every version (retired ones too) of the bot names with these keys (`name_key`: a
+    version may be registered under any look-alike spelling of its name), oldest first."""
     now = utcnow()
     with store.session() as session:
+        # Keys are made in Python, and the distinct spellings are few: matched here.
+        spellings = [
+            name
+            for name in session.scalars(select(BotRow.name).distinct())
+            if name_key(name) in keys
+        ]
         rows = session.scalars(
-            select(BotRow)
-            .where(BotRow.name.in_(set(names)))
-            .order_by(BotRow.name, BotRow.created_at.desc())
+            select(BotRow).where(BotRow.name.in_(spellings)).order_by(BotRow.created_at)
         )
         return [_bot_line(row, now) for row in rows]
 
@@ -356,9 +362,9 @@ def bot_history(store: Store, bot_id: str) -> list[HistoryPoint]:
         return [HistoryPoint(r.ladder_id, r.match_id, r.rating_after, r.games, r.at) for r in rows]
 
 
-def recent_matches(store: Store, bot_id: str | None = None, limit: int = 20) -> list[MatchLine]:
-    """Recorded matches, newest first; only the bot's when `bot_id` is given."""
-    return matches_of(store, None if bot_id is None else [bot_id], limit)
+def recent_matches(store: Store, limit: int = 20) -> list[MatchLine]:
+    """Recorded matches, newest first."""
+    return matches_of(store, None, limit)
 
 
 def matches_of(

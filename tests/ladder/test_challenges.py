@@ -13,7 +13,7 @@ from ladder import authors, recording
 from ladder.challenges import AT_ONCE, PER_HOUR, ChallengeQuotas
 from ladder.models import OPERATOR_AUTHOR, AuthorRow, RatingHistoryRow, RatingRow, ResultRow
 from ladder.records import MatchRequest, MatchResult, MatchStatus
-from ladder.store import Lease, NotFound, NotOwner, QuotaExceeded, Store
+from ladder.store import Conflict, Lease, NotFound, NotOwner, QuotaExceeded, Store
 from tests.support.ladder import count, fake_result
 
 LEASE = Lease("replica-a", 60.0)
@@ -116,7 +116,7 @@ def test_challenges_at_once_are_released_by_each_way_out_of_running(
     # Finished: one fewer. A finish that loses its race releases nothing.
     finish(store, "c1", bots)
     assert counters(store, one)[1] == 1
-    with pytest.raises(Exception, match="no longer"):
+    with pytest.raises(Conflict, match="no longer"):
         finish(store, "c1", bots)
     assert counters(store, one)[1] == 1
     store.create_match(challenge("c3", bots, one), LEASE, quotas)
