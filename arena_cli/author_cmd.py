@@ -67,6 +67,20 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     make.set_defaults(run=run_invite)
 
 
+def add_author_access(parser: argparse.ArgumentParser) -> None:
+    """--referee, --author-token and --admin-token: for a call that a bot's author, or the
+    operator, may make (`bearer`)."""
+    add_referee(parser)
+    add_author_token(parser)
+    add_admin_token(parser)
+
+
+def bearer(args: argparse.Namespace) -> str | None:
+    """The token such a call carries: the author's, else the admin's."""
+    token: str | None = args.author_token or args.admin_token
+    return token
+
+
 def call(address: str, token: str | None, method: str, request: Any) -> Any:
     """Run the AuthorService call `method` with `token` as its bearer; the reply."""
     from bots.sdk import channel, metadata  # grpc: loaded only to talk to the referee

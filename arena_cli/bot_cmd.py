@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 import bots
 import games
+from arena_cli.author_cmd import add_author_access, bearer, call
 from arena_cli.columns import table
 from arena_cli.db_cmd import open_store
-from arena_cli.env import add_admin_token, add_author_token, add_database, add_referee, env
+from arena_cli.env import add_admin_token, add_database, add_referee, env
 
 if TYPE_CHECKING:
     from bots.sdk import BotRunner
@@ -43,9 +44,7 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         default=",".join(games.names()),
         help=f"comma-separated games it plays (default all: {','.join(games.names())})",
     )
-    add_referee(reg)
-    add_author_token(reg)
-    add_admin_token(reg)
+    add_author_access(reg)
     reg.set_defaults(run=run_register)
 
     token = sub.add_parser("token", help="a bot's token")
@@ -59,9 +58,7 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "name@version or an id.",
     )
     rotate.add_argument("bot", metavar="BOT", help="name, name@version or bot id")
-    add_referee(rotate)
-    add_author_token(rotate)
-    add_admin_token(rotate)
+    add_author_access(rotate)
     rotate.set_defaults(run=run_rotate)
 
     transfer = sub.add_parser(
@@ -91,9 +88,7 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="on: other authors may challenge it; off: they are refused",
     )
     settings.add_argument("--json", action="store_true", help='print {"name", "challenges"}')
-    add_referee(settings)
-    add_author_token(settings)
-    add_admin_token(settings)
+    add_author_access(settings)
     settings.set_defaults(run=run_set)
 
     matches = sub.add_parser(
@@ -114,9 +109,7 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="matches to list (default 20, at most 200)",
     )
     matches.add_argument("--json", action="store_true", help="print the list as JSON")
-    add_referee(matches)
-    add_author_token(matches)
-    add_admin_token(matches)
+    add_author_access(matches)
     matches.set_defaults(run=run_matches)
 
     play = sub.add_parser(
@@ -165,30 +158,27 @@ def run_register(args: argparse.Namespace) -> int:
     from bots.sdk import register  # grpc: loaded only to talk to the referee
 
     names = [name.strip() for name in args.games.split(",") if name.strip()]
-    token = args.author_token or args.admin_token
-    reply = asyncio.run(register(args.referee, args.name, args.version, names, token))
+    reply = asyncio.run(register(args.referee, args.name, args.version, names, bearer(args)))
     print(json.dumps({"bot_id": reply.bot_id, "token": reply.token}))
     return 0
 
 
 def run_rotate(args: argparse.Namespace) -> int:
     """Rotate a bot version's token and print the new one."""
-    from arena_cli.author_cmd import call
     from cardarena_api.v1 import arena_pb2 as pb
 
     request = pb.RotateBotTokenRequest(bot=args.bot)
-    reply = call(args.referee, args.author_token or args.admin_token, "RotateBotToken", request)
+    reply = call(args.referee, bearer(args), "RotateBotToken", request)
     print(json.dumps({"bot_id": reply.bot_id, "token": reply.token}))
     return 0
 
 
 def run_set(args: argparse.Namespace) -> int:
     """Set whether a bot name accepts challenges and say what it is now."""
-    from arena_cli.author_cmd import call
     from cardarena_api.v1 import arena_pb2 as pb
 
     request = pb.SetBotRequest(bot=args.bot, challenges=args.challenges == "on")
-    reply = call(args.referee, args.author_token or args.admin_token, "SetBot", request)
+    reply = call(args.referee, bearer(args), "SetBot", request)
     if args.json:
         print(json.dumps({"name": reply.name, "challenges": reply.challenges}))
     else:
@@ -200,11 +190,10 @@ def run_matches(args: argparse.Namespace) -> int:
     """Print a bot's recent matches as its author sees them."""
     from google.protobuf.json_format import MessageToDict
 
-    from arena_cli.author_cmd import call
     from cardarena_api.v1 import arena_pb2 as pb
 
     request = pb.BotMatchesRequest(bot=args.bot, limit=args.limit)
-    reply = call(args.referee, args.author_token or args.admin_token, "BotMatches", request)
+    reply = call(args.referee, bearer(args), "BotMatches", request)
     if args.json:
         print(
             json.dumps(
@@ -259,7 +248,6 @@ def run_matches(args: argparse.Namespace) -> int:
 
 def run_transfer(args: argparse.Namespace) -> int:
     """Give a bot name to another author and say to whom."""
-    from arena_cli.author_cmd import call
     from cardarena_api.v1 import arena_pb2 as pb
 
     request = pb.TransferBotRequest(name=args.name, author=args.author)

@@ -10,7 +10,8 @@ import uuid
 from typing import TYPE_CHECKING, Any
 
 import games
-from arena_cli.env import add_admin_token, add_author_token, add_referee, add_rules_option
+from arena_cli.author_cmd import add_author_access, bearer
+from arena_cli.env import add_rules_option
 from arena_cli.match_cmd import ask_again, print_match, summary
 from ladder.records import MatchStatus
 
@@ -59,9 +60,7 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "--no-wait", action="store_true", help="print the match once started, not at its end"
     )
     parser.add_argument("--json", action="store_true", help="print the match as JSON")
-    add_referee(parser)
-    add_author_token(parser)
-    add_admin_token(parser)
+    add_author_access(parser)
     parser.set_defaults(run=run_challenge)
 
 
@@ -136,11 +135,7 @@ def run_challenge(args: argparse.Namespace) -> int:
         wait=not args.no_wait,
     )
     try:
-        match = asyncio.run(
-            challenge(
-                args.referee, args.author_token or args.admin_token, request, say=not args.json
-            )
-        )
+        match = asyncio.run(challenge(args.referee, bearer(args), request, say=not args.json))
     except KeyboardInterrupt:
         print(
             f"stopped waiting; challenge {request.challenge_id} goes on on the referee "

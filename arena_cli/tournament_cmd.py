@@ -25,6 +25,7 @@ from ladder.wording import plural, rating_cells
 
 if TYPE_CHECKING:
     from ladder.queries import TournamentView
+    from ladder.store import Store
     from ladder.swiss_rounds import RoundView, StandingLine
 
 FORMATS = ("round_robin", "swiss")
@@ -229,23 +230,24 @@ def run_create(args: argparse.Namespace) -> int:
     return 0
 
 
-def _tournament_view(args: argparse.Namespace) -> TournamentView:
-    """The tournament `args.id` as shown; a clear error if there is none."""
+def _tournament_view(store: Store, tournament_id: str) -> TournamentView:
+    """The tournament as shown; a clear error if there is none."""
     from ladder import queries
     from ladder.store import NotFound
 
-    store = open_store(args)
     try:
-        return queries.tournament(store, args.id)
+        return queries.tournament(store, tournament_id)
     except NotFound as error:
         raise ValueError(str(error)) from None
-    finally:
-        store.close()
 
 
 def run_start(args: argparse.Namespace) -> int:
     """Enqueue create_round_robin for an existing tournament."""
-    view = _tournament_view(args)
+    store = open_store(args)
+    try:
+        view = _tournament_view(store, args.id)
+    finally:
+        store.close()
     if view.status == TournamentStatus.SCHEDULED:
         raise ValueError(f"tournament {args.id} is a scheduled template: beat starts its runs")
     _enqueue_round_robin(args, args.id)
@@ -319,7 +321,7 @@ def tournament_json(
     }
 
 
-def watch(args: argparse.Namespace) -> tuple[TournamentView, bool]:
+def watch(args: argparse.Namespace, store: Store) -> tuple[TournamentView, bool]:
     """Follow tournament `args.id` until it is no longer running, or until Ctrl-C; the
     tournament as it was last seen, and whether it was interrupted."""
     from ladder import queries
@@ -327,49 +329,48 @@ def watch(args: argparse.Namespace) -> tuple[TournamentView, bool]:
 
     if not 0.1 <= args.interval <= 3600:
         raise ValueError(f"--interval must be 0.1..3600 seconds, got {args.interval:g}")
-    store = open_store(args)
-    try:
-        view = queries.tournament(store, args.id)
-        if view.status == TournamentStatus.SCHEDULED:
-            raise ValueError(
-                f"tournament {args.id} is a schedule: watch one of its runs "
-                "(`arena tournament list`)"
-            )
-        shown = view.matches_finished
-        total = matches_in_all(view)
-        bar = wanted(args.json)
-        if not bar and not args.json:
-            print(
-                f"watching tournament {args.id} ({shown}/{total} recorded); Ctrl-C stops watching",
-                file=sys.stderr,
-                flush=True,
-            )
-        with progress(f"tournament {args.id}", total, bar) as advance:
-            for _ in range(shown):
-                advance()
-            try:
-                while view.status == TournamentStatus.RUNNING:
-                    time.sleep(args.interval)
-                    view = queries.tournament(store, args.id)
-                    for _ in range(view.matches_finished - shown):
-                        advance()
-                    shown = view.matches_finished
-            except KeyboardInterrupt:
-                return view, True
-        return view, False
-    finally:
-        store.close()
+    view = queries.tournament(store, args.id)
+    if view.status == TournamentStatus.SCHEDULED:
+        raise ValueError(
+            f"tournament {args.id} is a schedule: watch one of its runs (`arena tournament list`)"
+        )
+    shown = view.matches_finished
+    total = matches_in_all(view)
+    bar = wanted(args.json)
+    if not bar and not args.json:
+        print(
+            f"watching tournament {args.id} ({shown}/{total} recorded); Ctrl-C stops watching",
+            file=sys.stderr,
+            flush=True,
+        )
+    with progress(f"tournament {args.id}", total, bar) as advance:
+        for _ in range(shown):
+            advance()
+        try:
+            while view.status == TournamentStatus.RUNNING:
+                time.sleep(args.interval)
+                view = queries.tournament(store, args.id)
+                for _ in range(view.matches_finished - shown):
+                    advance()
+                shown = view.matches_finished
+        except KeyboardInterrupt:
+            return view, True
+    return view, False
 
 
 def run_show(args: argparse.Namespace) -> int:
     """Print one tournament (after following it, with --watch)."""
-    if args.watch:
-        view, interrupted = watch(args)
-        if interrupted:
-            print("stopped watching; the tournament goes on", file=sys.stderr)
-    else:
-        view = _tournament_view(args)
-    rounds, standings = _swiss_parts(args, view)
+    store = open_store(args)
+    try:
+        if args.watch:
+            view, interrupted = watch(args, store)
+            if interrupted:
+                print("stopped watching; the tournament goes on", file=sys.stderr)
+        else:
+            view = _tournament_view(store, args.id)
+        rounds, standings = _swiss_parts(store, view)
+    finally:
+        store.close()
     if args.json:
         print(json.dumps(tournament_json(view, rounds, standings)))
         return 0
@@ -377,9 +378,7 @@ def run_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def _swiss_parts(
-    args: argparse.Namespace, view: TournamentView
-) -> tuple[list[RoundView], list[StandingLine]]:
+def _swiss_parts(store: Store, view: TournamentView) -> tuple[list[RoundView], list[StandingLine]]:
     """A Swiss tournament's rounds, and its standing so far while it runs; none for a
     round robin."""
     from ladder import queries, swiss_rounds
@@ -387,13 +386,9 @@ def _swiss_parts(
 
     if view.format != TournamentFormat.SWISS:
         return [], []
-    store = open_store(args)
-    try:
-        rounds = swiss_rounds.rounds(view, queries.tournament_matches(store, view.id))
-        running = view.status == TournamentStatus.RUNNING
-        return rounds, swiss_rounds.standings(store, view.id) if running else []
-    finally:
-        store.close()
+    rounds = swiss_rounds.rounds(view, queries.tournament_matches(store, view.id))
+    running = view.status == TournamentStatus.RUNNING
+    return rounds, swiss_rounds.standings(store, view.id) if running else []
 
 
 def tournament_text(

@@ -14,7 +14,7 @@ import json
 from collections.abc import AsyncIterable
 from typing import Any
 
-from arena_cli.env import add_admin_token, add_author_token, add_referee
+from arena_cli.author_cmd import add_author_access, bearer
 from ladder.records import EventType
 from referee.public import VIEW
 from referee.seat_view import SEAT_VIEW
@@ -37,9 +37,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="watch this bot's seats: a name, name@version or bot id of yours",
     )
     watch.add_argument("--json", action="store_true", help="print each event as one JSON line")
-    add_referee(watch)
-    add_author_token(watch)
-    add_admin_token(watch)
+    add_author_access(watch)
     watch.set_defaults(run=run_watch)
 
 
@@ -57,7 +55,7 @@ async def _watch(args: argparse.Namespace) -> None:
     async with channel(args.referee) as chan:
         stream: AsyncIterable[pb.MatchEvent]
         if args.seat_of:
-            token = args.author_token or args.admin_token
+            token = bearer(args)
             request = pb.WatchSeatRequest(match_id=args.match_id, bot=args.seat_of)
             stream = pb_grpc.AuthorServiceStub(chan).WatchSeat(
                 request, metadata=metadata(token) if token else None

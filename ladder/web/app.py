@@ -104,6 +104,7 @@ def create_app(
     )
     metrics = WebMetrics.create()
     cache = views.FrameCache()
+    fits = views.StandingCache()
     app.state.store = store
     app.state.metrics = metrics
     app.add_middleware(GZipMiddleware, minimum_size=2048)
@@ -230,7 +231,7 @@ def create_app(
 
     @app.get("/tournaments/{tournament_id}", response_class=HTMLResponse, include_in_schema=False)
     def tournament_page(request: Request, tournament_id: str) -> HTMLResponse:
-        data = views.tournament(store, tournament_id)
+        data = views.tournament(store, tournament_id, fits)
         measured = [
             (line.rating, line.ci_low, line.ci_high)
             for line in data.table
@@ -295,7 +296,7 @@ def create_app(
     def api_tournament(tournament_id: str) -> TournamentPageOut:
         """One tournament: settings, progress, planned matches and table (rating with
         95% interval)."""
-        return views.tournament(store, tournament_id)
+        return views.tournament(store, tournament_id, fits)
 
     @app.get("/api/matches/{match_id}", response_model=MatchOut, responses=ERRORS, tags=["matches"])
     def api_match(match_id: str) -> MatchOut:

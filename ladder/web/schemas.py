@@ -39,6 +39,7 @@ RATING = (
 SE = "the fit's standard error of the rating (Elo); null before the bot's first fit"
 ELO = "the live multiplayer Elo, moved by each rated result"
 PROVISIONAL = f"the rating's standard error is above {PROVISIONAL_SE:.0f} Elo, or not known yet"
+PROVISIONAL_SE_RULE = "a rating whose standard error (Elo) is above this is provisional"
 
 
 class StandingOut(BaseModel):
@@ -81,9 +82,7 @@ class LaddersOut(BaseModel):
     """Every ladder that has rated games."""
 
     ladders: list[LadderOut]
-    provisional_se: float = Field(
-        description="a rating whose standard error (Elo) is above this is provisional"
-    )
+    provisional_se: float = Field(description=PROVISIONAL_SE_RULE)
 
 
 class HistoryPointOut(BaseModel):
@@ -149,9 +148,7 @@ class BotPageOut(BaseModel):
     matches: list[MatchLineOut]
     strikes: int = Field(description="strikes in all its recorded matches")
     forfeits: int = Field(description="recorded matches it forfeited")
-    provisional_se: float = Field(
-        description="a rating whose standard error (Elo) is above this is provisional"
-    )
+    provisional_se: float = Field(description=PROVISIONAL_SE_RULE)
 
 
 class AuthorOut(BaseModel):
@@ -184,9 +181,7 @@ class AuthorPageOut(BaseModel):
     matches: list[MatchLineOut] = Field(
         description=f"recorded, newest first; at most {RECENT_MATCHES}"
     )
-    provisional_se: float = Field(
-        description="a rating whose standard error (Elo) is above this is provisional"
-    )
+    provisional_se: float = Field(description=PROVISIONAL_SE_RULE)
 
 
 class TableLineOut(BaseModel):

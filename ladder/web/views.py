@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
+from typing import Generic, TypeVar
 
 from sqlalchemy import func, select
 
@@ -45,6 +46,32 @@ from ladder.web.schemas import (
     TournamentsOut,
 )
 from ladder.wording import bot_label, rating_cells
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class RecentCache(Generic[K, V]):
+    """The values of the last `size` keys put, the least recently used dropped first."""
+
+    def __init__(self, size: int = 16) -> None:
+        self.size = size
+        self._items: OrderedDict[K, V] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: K) -> V | None:
+        with self._lock:
+            value = self._items.get(key)
+            if value is not None:
+                self._items.move_to_end(key)
+            return value
+
+    def put(self, key: K, value: V) -> None:
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
 
 
 class WebError(Exception):
@@ -347,15 +374,29 @@ def tournaments(store: Store) -> TournamentsOut:
     return TournamentsOut(tournaments=[_tournament(v) for v in queries.tournaments(store)])
 
 
-def tournament(store: Store, tournament_id: str) -> TournamentPageOut:
+class StandingCache(RecentCache[tuple[str, int], list[swiss_rounds.StandingLine]]):
+    """Running Swiss tournaments' standings so far, by tournament and matches recorded.
+
+    Each is a Plackett-Luce fit of every game recorded so far, and an open page asks for
+    it at every poll; it changes only when a match is recorded, which the key counts.
+    """
+
+
+def tournament(store: Store, tournament_id: str, fits: StandingCache) -> TournamentPageOut:
     """One tournament with its planned matches; 404 if unknown."""
     checked_id("tournament", tournament_id)
     try:
         view = queries.tournament(store, tournament_id)
         planned = queries.tournament_matches(store, tournament_id)
         swiss = view.format == TournamentFormat.SWISS
-        running = view.status == TournamentStatus.RUNNING
-        standings = swiss_rounds.standings(store, tournament_id) if swiss and running else []
+        standings: list[swiss_rounds.StandingLine] = []
+        if swiss and view.status == TournamentStatus.RUNNING:
+            key = (tournament_id, view.matches_finished)
+            cached = fits.get(key)
+            if cached is None:
+                cached = swiss_rounds.standings(store, tournament_id)
+                fits.put(key, cached)
+            standings = cached
     except NotFound as error:
         raise WebError(404, str(error)) from None
     with store.session() as session:
@@ -455,29 +496,6 @@ def match(store: Store, match_id: str) -> MatchOut:
     )
 
 
-class FrameCache:
-    """The frames of recently viewed games (finished matches never change)."""
-
-    def __init__(self, size: int = 16) -> None:
-        self.size = size
-        self._items: OrderedDict[tuple[str, int], FramesOut] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple[str, int]) -> FramesOut | None:
-        with self._lock:
-            value = self._items.get(key)
-            if value is not None:
-                self._items.move_to_end(key)
-            return value
-
-    def put(self, key: tuple[str, int], value: FramesOut) -> None:
-        with self._lock:
-            self._items[key] = value
-            self._items.move_to_end(key)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
-
-
 def _finished_replays(store: Store, match_id: str) -> list[Replay]:
     """The stored replays of a finished match.
 
@@ -511,6 +529,10 @@ def logs(store: Store, match_id: str) -> LogsOut:
             for replay in _finished_replays(store, match_id)
         ],
     )
+
+
+class FrameCache(RecentCache[tuple[str, int], FramesOut]):
+    """The frames of recently viewed games (finished matches never change)."""
 
 
 def frames(store: Store, match_id: str, game_index: int, cache: FrameCache) -> FramesOut:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
+from unittest import mock
 
 from fastapi.testclient import TestClient
 
@@ -156,7 +157,8 @@ def test_a_swiss_tournament_page_shows_its_rounds_and_standing(tmp_path: Path) -
         play(store, first)
         assert recording.record_match(store, first)
         (second,) = swiss_rounds.next_round(store, tid)
-        with TestClient(create_app(store)) as client:
+        fit = mock.patch.object(swiss_rounds, "standings", wraps=swiss_rounds.standings)
+        with TestClient(create_app(store)) as client, fit as fitted:
             data = get_json(client, f"/api/tournaments/{tid}")
             assert (data["format"], data["rounds"], data["round"], data["first_round"]) == (
                 "swiss", 2, 2, "draw",
@@ -183,6 +185,9 @@ def test_a_swiss_tournament_page_shows_its_rounds_and_standing(tmp_path: Path) -
             assert 'id="t-standings"' in page
             for line in standing:
                 assert f'<a href="/bots/{line["bot_id"]}">{line["bot"]}</a>' in page
+            # Fitted once: every poll until the next match is recorded reuses the fit.
+            assert get_json(client, f"/api/tournaments/{tid}")["standings"] == standing
+            assert fitted.call_count == 1
 
             play(store, second)
             assert recording.record_match(store, second)
