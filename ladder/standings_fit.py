@@ -26,7 +26,8 @@ the database's clock first, then the games, so a fit holds every rated
 result committed before its `fitted_at`; it is stored only by a conditional
 UPDATE that wins while the stored fit is older, so a slow refresh never
 writes its fit over a newer one. A refresh that fails leaves the last fit;
-the next refresh or the workers' sweep (`stale_ladders`) repairs it.
+the next result's refresh repairs it, or, once the ladder has had no rated
+result for `CLOCK_MARGIN`, the workers' sweep (`stale_ladders`).
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ import itertools
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, func, or_, select, update
+from sqlalchemy import and_, bindparam, func, or_, select, update
+from sqlalchemy.orm import Session
 
 from ladder.ladder_fit import FIELD_SD, LadderFit, fit_ladder
 from ladder.models import LadderRow, RatingRow, ResultRow, SeatRow
@@ -47,6 +49,7 @@ __all__ = [
     "LadderGames",
     "PendingFit",
     "ladder_games",
+    "rated",
     "read_fit",
     "refresh_fit",
     "stale_ladders",
@@ -55,8 +58,7 @@ __all__ = [
 
 CLOCK_MARGIN = timedelta(minutes=5)
 """How far the workers' clocks (a result's `recorded_at`) may be from the database's (a
-fit's `fitted_at`): a ladder with a rated result this close to its fit, or after it, is
-fitted again by the sweep."""
+fit's `fitted_at`): a fit this close after a rated result, or before it, may miss it."""
 
 
 @dataclass(frozen=True)
@@ -68,22 +70,24 @@ class LadderGames:
 
 
 def ladder_games(store: Store, ladder: str) -> LadderGames:
-    """Every rated game of `ladder`, one ranking per game, from one read of the store.
-
-    One statement reads each seat with its bot's result in the match (one
-    snapshot: the seats and the forfeits agree).
-    """
+    """Every rated game of `ladder`, one ranking per game, from one read of the store."""
     with store.session() as session:
-        seats = session.execute(
-            select(SeatRow.match_id, SeatRow.game_index, SeatRow.bot_id, SeatRow.rank)
-            .add_columns(ResultRow.forfeit)
-            .join(
-                ResultRow,
-                and_(ResultRow.match_id == SeatRow.match_id, ResultRow.bot_id == SeatRow.bot_id),
-            )
-            .where(ResultRow.ladder_id == ladder, ResultRow.practice.is_(False))
-            .order_by(SeatRow.match_id, SeatRow.game_index, SeatRow.seat)
-        ).all()
+        return _ladder_games(session, ladder)
+
+
+def _ladder_games(session: Session, ladder: str) -> LadderGames:
+    # One statement reads each seat with its bot's result in the match (one snapshot:
+    # the seats and the forfeits agree).
+    seats = session.execute(
+        select(SeatRow.match_id, SeatRow.game_index, SeatRow.bot_id, SeatRow.rank)
+        .add_columns(ResultRow.forfeit)
+        .join(
+            ResultRow,
+            and_(ResultRow.match_id == SeatRow.match_id, ResultRow.bot_id == SeatRow.bot_id),
+        )
+        .where(ResultRow.ladder_id == ladder, ResultRow.practice.is_(False))
+        .order_by(SeatRow.match_id, SeatRow.game_index, SeatRow.seat)
+    ).all()
     bots = sorted({seat.bot_id for seat in seats})
     index = {bot: number for number, bot in enumerate(bots)}
     rankings = [
@@ -110,13 +114,13 @@ class PendingFit:
 def read_fit(store: Store, ladder: str) -> PendingFit | None:
     """Fit every rated game of `ladder`, the ladder's learnt spread as the prior; None while
     it has no rated game. Raises NotFound for a ladder that does not exist."""
+    read_at = store.database_now()
     with store.session() as session:
         row = session.get(LadderRow, ladder)
         if row is None:
             raise NotFound(f"no ladder {ladder!r}")
         prior = row.field_sd or FIELD_SD
-    read_at = store.database_now()
-    games = ladder_games(store, ladder)
+        games = _ladder_games(session, ladder)
     if not games.bots:
         return None
     fit = fit_ladder(len(games.bots), games.rankings, prior_sd=prior)
@@ -140,13 +144,18 @@ def store_fit(store: Store, pending: PendingFit) -> bool:
         )
         if not won:
             return False
-        for bot, line in zip(pending.bots, pending.fit.bots, strict=True):
-            session.execute(
-                update(RatingRow)
-                .where(RatingRow.ladder_id == pending.ladder, RatingRow.bot_id == bot)
-                .values(fit_rating=line.rating, fit_se=line.se)
-                .execution_options(synchronize_session=False)
-            )
+        # One executemany for the whole field: this runs after every recorded match.
+        # On the session's connection: the ORM would take the list for its bulk UPDATE by
+        # primary key, which has no WHERE of its own.
+        session.connection().execute(
+            update(RatingRow)
+            .where(RatingRow.ladder_id == pending.ladder, RatingRow.bot_id == bindparam("fitted"))
+            .values(fit_rating=bindparam("fitted_rating"), fit_se=bindparam("fitted_se")),
+            [
+                {"fitted": bot, "fitted_rating": line.rating, "fitted_se": line.se}
+                for bot, line in zip(pending.bots, pending.fit.bots, strict=True)
+            ],
+        )
     return True
 
 
@@ -162,9 +171,27 @@ def refresh_fit(store: Store, ladder: str) -> bool:
     return pending is not None and store_fit(store, pending)
 
 
+def rated(store: Store, match_id: str) -> bool:
+    """Whether the recorded match is one of the fit's: its results rated, neither practice
+    nor a challenge (a match's results are all one or the other)."""
+    with store.session() as session:
+        practice = session.scalar(
+            select(ResultRow.practice).where(ResultRow.match_id == match_id).limit(1)
+        )
+    return practice is False
+
+
 def stale_ladders(store: Store) -> list[str]:
-    """The ladders whose fit may miss a rated result: never fitted, or with a rated result
-    recorded after its fit or within `CLOCK_MARGIN` of it (the clocks may differ)."""
+    """The ladders whose fit may miss a rated result: never fitted, or quiet (no rated
+    result for `CLOCK_MARGIN`) with a rated result recorded after its fit or within
+    `CLOCK_MARGIN` of it (the clocks may differ).
+
+    A ladder that is still playing is left to the refresh after its next result, which
+    fits every game: refitting it at every sweep too would double the work of a busy
+    ladder for nothing. Once quiet, one refit (at least `CLOCK_MARGIN` after its newest
+    result) leaves it not stale until it plays again.
+    """
+    now = store.database_now()
     with store.session() as session:
         newest = (
             select(ResultRow.ladder_id, func.max(ResultRow.recorded_at).label("newest"))
@@ -177,8 +204,11 @@ def stale_ladders(store: Store) -> list[str]:
             .join(newest, newest.c.ladder_id == LadderRow.id)
             .order_by(LadderRow.id)
         ).all()
-    return [lid for lid, fitted_at, newest_at in rows if _stale(fitted_at, newest_at)]
+    return [lid for lid, fitted_at, newest_at in rows if _stale(fitted_at, newest_at, now)]
 
 
-def _stale(fitted_at: datetime | None, newest: datetime) -> bool:
-    return fitted_at is None or newest + CLOCK_MARGIN > fitted_at
+def _stale(fitted_at: datetime | None, newest: datetime, now: datetime) -> bool:
+    if fitted_at is None:
+        return True
+    settled = newest + CLOCK_MARGIN
+    return settled > fitted_at and settled <= now

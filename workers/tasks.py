@@ -5,8 +5,9 @@
   current round's).
 - `arena.play_match(match_id)`: ask the referee to play it (idempotent by
   id; an aborted match is asked again), wait for its end, record it exactly
-  once, refit its ladder's standings (`ladder.standings_fit`), and finish
-  its tournament (the table) when that completed it.
+  once, refit its ladder's standings (`ladder.standings_fit`) when the
+  match was rated, and finish its tournament (the table) when that
+  completed it.
 - `arena.next_round(tournament_id)`: plan a Swiss tournament's next round
   (`ladder.swiss_rounds`) and enqueue its matches; `play_match` sends it
   when the match it recorded was its round's last.
@@ -140,7 +141,9 @@ def play_match(app: ArenaCelery, match_id: str) -> str:
             app.metrics.matches_recorded.labels(lid).inc()
             app.metrics.rating_updates.labels(lid).inc(request.players)
             outcome = "recorded"
-            refresh_standings(app, lid)
+            # A practice match leaves the rated games, and so the fit, as they were.
+            if standings_fit.rated(store, match_id):
+                refresh_standings(app, lid)
     tournament_id = tournaments.tournament_of(store, match_id)
     if tournament_id is not None and tournaments.ready_to_finish(store, tournament_id):
         # Here rather than in a task of its own: the table follows the last result at

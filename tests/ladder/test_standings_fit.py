@@ -5,12 +5,13 @@ from __future__ import annotations
 import dataclasses
 import random
 import threading
+from datetime import datetime, timedelta
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 
 from ladder import queries, recording, standings_fit, tournaments
 from ladder.ladder_fit import PROVISIONAL_SE
-from ladder.models import OPERATOR_AUTHOR, LadderRow, RatingRow
+from ladder.models import OPERATOR_AUTHOR, LadderRow, RatingRow, ResultRow
 from ladder.records import MatchRequest
 from ladder.store import Store
 from tests.support.ladder import play, register
@@ -166,14 +167,33 @@ def test_the_sweep_finds_the_ladders_whose_fit_may_be_stale(store: Store) -> Non
     _round_robin(store, bots, seed=7)
     assert standings_fit.stale_ladders(store) == [LADDER]
     assert standings_fit.refresh_fit(store, LADDER)
-    # Its results are within the clocks' margin of the fit: looked at again.
+    # Its results are within the clocks' margin of the fit, but the ladder is still
+    # playing: its next result's refresh fits them all again, not the sweep.
+    assert standings_fit.stale_ladders(store) == []
+
+    def back(by: timedelta, fitted_at: datetime) -> None:
+        """The results (all at the newest's moment) and the fit (at `fitted_at`) as they
+        would be `by` ago."""
+        with store.session() as session:
+            newest = session.scalar(select(func.max(ResultRow.recorded_at)))
+            assert newest is not None
+            session.execute(
+                update(ResultRow)
+                .where(ResultRow.ladder_id == LADDER)
+                .values(recorded_at=newest - by)
+            )
+            session.execute(
+                update(LadderRow).where(LadderRow.id == LADDER).values(fitted_at=fitted_at - by)
+            )
+
+    # Quiet since: the fit so close after its results may miss one, so it is looked at
+    # again, once.
+    back(2 * standings_fit.CLOCK_MARGIN, _ladder(store).fitted_at)  # type: ignore[arg-type]
     assert standings_fit.stale_ladders(store) == [LADDER]
-    with store.session() as session:
-        session.execute(
-            update(LadderRow)
-            .where(LadderRow.id == LADDER)
-            .values(fitted_at=_ladder(store).fitted_at + 2 * standings_fit.CLOCK_MARGIN)  # type: ignore[operator]
-        )
+    assert standings_fit.refresh_fit(store, LADDER)
+    assert standings_fit.stale_ladders(store) == []
+    # A fit well after the newest result has it: not stale, however recent.
+    back(timedelta(0), _ladder(store).fitted_at + 2 * standings_fit.CLOCK_MARGIN)  # type: ignore[operator]
     assert standings_fit.stale_ladders(store) == []
 
 

@@ -415,3 +415,14 @@ def test_play_match_refits_the_ladder_and_the_sweep_repairs_a_failed_refit(
     assert len(games.rankings) == 4 * 3 and games.bots == sorted(bots)
     lines = queries.standings(store, "golden10-3p")  # the stand-in deals every bot alike
     assert all(line.se is not None for line in lines)
+
+    # A ladder match with a new bot is practice: the rated games, and the fit, stay as they
+    # were, so it is not refitted.
+    request = MatchRequest(
+        "ladder-practice", "golden10", 3, (register(store, "new"), *bots[:2]), None, {}, True, 0
+    )
+    store.create_match(request)
+    before = fitted_at()
+    assert tasks.play_match(app, request.id) == "recorded"
+    assert not standings_fit.rated(store, request.id) and standings_fit.rated(store, others[0])
+    assert fitted_at() == before
