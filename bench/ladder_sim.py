@@ -56,7 +56,8 @@ the runs, except "games_to_best": the median (a run where it is null counting
 as never, so null when it is in half the runs or more).
 
 Tournaments (the issue's question for a large field): over `--swiss-runs`
-fields of `bench.swiss_sim.BOTS` bots at `--seats`, how many games per bot
+fields of `--swiss-bots` bots (default `bench.swiss_sim.BOTS`, a multiple of
+`--seats`) at `--seats`, how many games per bot
 the Swiss format and the balanced round robin play until the true best bot's
 95% interval in the tournament table is clear of the true second's: the
 median over the fields, a field not clear within `bench.swiss_sim.CAP_ROUNDS`
@@ -64,7 +65,7 @@ rounds counting as never (null when half of them or more are never).
 
     python -m bench.ladder_sim [--bots 128] [--seats 4] [--budgets 5,10,20,40]
         [--runs 16] [--seed 1] [--policies today,today_fit,new,trueskill,openskill]
-        [--swiss-runs 10]
+        [--swiss-runs 10] [--swiss-bots 64]
 """
 
 from __future__ import annotations
@@ -488,13 +489,15 @@ def lines(
     return out
 
 
-def tournament_lines(settings: Settings, runs: int, seed: int) -> list[dict[str, object]]:
+def tournament_lines(
+    settings: Settings, runs: int, seed: int, bots: int = swiss_sim.BOTS
+) -> list[dict[str, object]]:
     """The JSON lines of the tournament formats: games per bot until the best is clear."""
     out: list[dict[str, object]] = []
     for form in swiss_sim.FORMATS:
         games = [
             swiss_sim.games_to_clear(
-                form, swiss_sim.BOTS, settings.seats, settings.spread, settings.luck, (seed, n)
+                form, bots, settings.seats, settings.spread, settings.luck, (seed, n)
             )
             for n in range(runs)
         ]
@@ -502,7 +505,7 @@ def tournament_lines(settings: Settings, runs: int, seed: int) -> list[dict[str,
         out.append(
             {
                 "format": form,
-                "bots": swiss_sim.BOTS,
+                "bots": bots,
                 "games_per_bot_to_clear": None if median is None else round(median, 1),
                 "runs": runs,
             }
@@ -533,6 +536,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         type=int,
         default=10,
         help="fields of the tournament formats' lines (default 10, 0 for none)",
+    )
+    parser.add_argument(
+        "--swiss-bots",
+        type=int,
+        default=swiss_sim.BOTS,
+        help="bots in each of those fields, a multiple of --seats (default %(default)s)",
     )
     parser.add_argument(
         "--spread",
@@ -566,11 +575,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     if settings.bots < settings.seats or min(settings.budgets) < 1:
         parser.error("need at least a table's worth of bots, and budgets of a game or more")
+    if args.swiss_bots < settings.seats or args.swiss_bots % settings.seats:
+        parser.error("--swiss-bots must be a multiple of --seats")
     results = [run(settings, policies, args.seed, number) for number in range(args.runs)]
     for line in lines(settings, policies, results):
         print(json.dumps(line), flush=True)
     if args.swiss_runs > 0:
-        for line in tournament_lines(settings, args.swiss_runs, args.seed):
+        for line in tournament_lines(settings, args.swiss_runs, args.seed, args.swiss_bots):
             print(json.dumps(line), flush=True)
     print(json.dumps({"runtime_s": round(time.perf_counter() - started, 1)}), flush=True)
 

@@ -85,9 +85,10 @@ class Candidate:
     """A bot free to play now.
 
     `rating` and `uncertainty` are on the Elo scale (the uncertainty a
-    standard error); `last_played` is when its last game started, in the
-    caller's seconds (None: never); `author` is its author's id (None: a bot
-    with no author shares a table with anyone).
+    standard error); `last_played` is when it last played, in the caller's
+    seconds (None: never; `ladder.continuous` gives its last match's end);
+    `author` is its author's id (None: a bot with no author shares a table
+    with anyone).
     """
 
     bot_id: str

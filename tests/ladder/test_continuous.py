@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from sqlalchemy import func, select, update
 
 from ladder import authors, continuous, recording, standings_fit
@@ -163,6 +164,10 @@ TICK = timedelta(seconds=30)
 MATCH = timedelta(minutes=2)
 
 
+# SQLite only: fairness over simulated time does not depend on the database, and every
+# query of a tick runs on PostgreSQL in the tests above (the fit's fence in
+# tests/ladder/test_standings_fit.py).
+@pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
 def test_a_simulated_ladder_plays_everyone_fairly(store: Store) -> None:
     """Ticks every 30 s for an hour and a half of simulated time: each tick seats the
     free bots (online with chance 0.8, not in a match); a match takes two minutes, then it
