@@ -23,11 +23,13 @@ from dataclasses import dataclass
 __all__ = [
     "ELO_PER_NAT",
     "ELO_START",
+    "PROVISIONAL_SE",
     "EloConfig",
     "Ranking",
     "elo_update",
     "expected_score",
     "is_provisional",
+    "uncertain",
 ]
 
 
@@ -39,6 +41,9 @@ ELO_START = 1500.0
 
 ELO_PER_NAT = 400.0 / math.log(10.0)
 """Elo points per unit of log-strength: exp(theta) odds equal 10^(elo/400) odds."""
+
+PROVISIONAL_SE = 100.0
+"""A standings rating whose standard error is above this (Elo) is provisional."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,12 @@ def expected_score(rating: float, opponent: float) -> float:
 def is_provisional(games_played: int, config: EloConfig = EloConfig()) -> bool:
     """Whether a player with `games_played` finished games is still provisional."""
     return games_played < config.provisional_games
+
+
+def uncertain(se: float | None) -> bool:
+    """Whether a standings rating is too uncertain to rank its bot with confidence (shown as
+    provisional): its standard error is above `PROVISIONAL_SE`, or it has none yet."""
+    return se is None or se > PROVISIONAL_SE
 
 
 def elo_update(

@@ -49,10 +49,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ladder.elo import ELO_PER_NAT, ELO_START, Ranking
+from ladder.elo import ELO_PER_NAT, ELO_START, Ranking, uncertain
 from ladder.pl_likelihood import _optimum, _stages
 
-__all__ = ["FIELD_SD", "MIN_FIELD_SD", "PROVISIONAL_SE", "LadderFit", "LadderRating", "fit_ladder"]
+__all__ = ["FIELD_SD", "MIN_FIELD_SD", "LadderFit", "LadderRating", "fit_ladder"]
 
 FIELD_SD = 300.0
 """Standard deviation, in Elo, of the prior on each bot's rating: how far apart a field's
@@ -62,9 +62,6 @@ MIN_FIELD_SD = 50.0
 """The narrowest prior `LadderFit.field_sd` gives: games among bots of like rating
 alone say little about the field's width, and an estimate that shrank with each
 fit would pull every rating to the centre."""
-
-PROVISIONAL_SE = 100.0
-"""A rating whose standard error is above this (Elo) is provisional."""
 
 
 @dataclass(frozen=True)
@@ -79,7 +76,7 @@ class LadderRating:
     @property
     def provisional(self) -> bool:
         """Whether the games leave the rating too uncertain to rank the bot with confidence."""
-        return self.se > PROVISIONAL_SE
+        return uncertain(self.se)
 
 
 @dataclass(frozen=True)

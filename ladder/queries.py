@@ -14,7 +14,8 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from ladder.ladder_fit import PROVISIONAL_SE as PROVISIONAL_SE
+from ladder.elo import PROVISIONAL_SE as PROVISIONAL_SE
+from ladder.elo import uncertain
 from ladder.models import (
     BotRow,
     LadderRow,
@@ -205,12 +206,6 @@ def shown_rating(row: RatingRow) -> tuple[float, float | None]:
     return row.fit_rating, row.fit_se
 
 
-def is_provisional(se: float | None) -> bool:
-    """Whether a rating is too uncertain to rank its bot with confidence: its standard error
-    is above `PROVISIONAL_SE`, or it has none yet (not fitted)."""
-    return se is None or se > PROVISIONAL_SE
-
-
 def is_online(row: BotRow, now: datetime | None = None) -> bool:
     """Whether the bot holds a session now, as far as a live referee has said recently."""
     if not row.online or row.last_seen_at is None:
@@ -315,7 +310,7 @@ def standings(store: Store, ladder: str) -> list[Standing]:
                     se=se,
                     elo=rating.rating,
                     games=rating.games,
-                    provisional=is_provisional(se),
+                    provisional=uncertain(se),
                     online=is_online(bot, now),
                 )
             )

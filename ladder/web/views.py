@@ -16,6 +16,7 @@ from sqlalchemy import func, select
 
 import games
 from ladder import author_queries, queries, swiss_rounds
+from ladder.elo import uncertain
 from ladder.models import BotRow, MatchRow, RatingHistoryRow, RatingRow, ResultRow
 from ladder.records import MatchResult, MatchStatus, TournamentFormat, TournamentStatus
 from ladder.store import NotFound, Replay, Store
@@ -272,7 +273,7 @@ def bot_ratings(store: Store, bot_ids: list[str]) -> dict[str, list[BotRatingOut
                 se=se,
                 elo=rating.rating,
                 games=rating.games,
-                provisional=queries.is_provisional(se),
+                provisional=uncertain(se),
                 start_rating=first.get(key),
             )
         )

@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from ladder.elo import ELO_PER_NAT, ELO_START, Ranking
-from ladder.ladder_fit import FIELD_SD, MIN_FIELD_SD, PROVISIONAL_SE, LadderRating, fit_ladder
+from ladder.elo import ELO_PER_NAT, ELO_START, PROVISIONAL_SE, Ranking
+from ladder.ladder_fit import FIELD_SD, MIN_FIELD_SD, LadderRating, fit_ladder
 from ladder.plackett_luce import plackett_luce
 
 

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import func, select, update
 
 from ladder import queries, recording, standings_fit, tournaments
-from ladder.ladder_fit import PROVISIONAL_SE
+from ladder.elo import PROVISIONAL_SE
 from ladder.models import OPERATOR_AUTHOR, LadderRow, RatingRow, ResultRow
 from ladder.records import MatchRequest
 from ladder.store import Store

@@ -11,7 +11,7 @@ import pytest
 
 from arena_cli.main import main
 from ladder import queries, recording, standings_fit, swiss_rounds, tables, tournaments
-from ladder.ladder_fit import PROVISIONAL_SE
+from ladder.elo import PROVISIONAL_SE
 from ladder.store import Store
 from tests.support.ladder import check_order, play, register
 

@@ -24,7 +24,7 @@ from kombu.message import Message
 from sqlalchemy import func, select
 
 from ladder import queries
-from ladder.ladder_fit import PROVISIONAL_SE
+from ladder.elo import PROVISIONAL_SE
 from ladder.models import GameRow, MatchRow, RatingHistoryRow, RatingRow, ResultRow, SeatRow
 from ladder.store import Store
 from tests.support.ladder import check_order
