@@ -28,7 +28,8 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -166,8 +167,12 @@ def baseline(streams: int, size: int, seconds: float, workdir: Path) -> dict[str
     }
 
 
-def main() -> None:
-    """Print the JSON line."""
+Window = Callable[[int], AbstractContextManager[object]]
+"""What wraps the measured window, given the referee's pid (`bench.profile` samples it)."""
+
+
+def parser() -> argparse.ArgumentParser:
+    """The options of this bench (`bench.profile` takes the same)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--matches", type=int, default=8, help="concurrent matches (default 8)")
     parser.add_argument("--game", default="goodge", help="game (default goodge)")
@@ -176,7 +181,11 @@ def main() -> None:
     parser.add_argument(
         "--seconds", type=float, default=10.0, help="how long to keep matches going"
     )
-    args = parser.parse_args()
+    return parser
+
+
+def measure(args: argparse.Namespace, window: Window = lambda pid: nullcontext()) -> dict[str, Any]:
+    """Play the bench's matches, then the ping-pong baseline; the JSON line's figures."""
     with tempfile.TemporaryDirectory() as tmp, processes() as started:
         workdir = Path(tmp)
         port = free_port()
@@ -217,41 +226,44 @@ def main() -> None:
             )
             started.append(bots[-1])
         asyncio.run(wait_connected(address, bot_ids, bots, 60))
-        measured = asyncio.run(
-            play_matches(
-                address,
-                bot_ids,
-                args.matches,
-                args.game,
-                args.players,
-                args.seconds,
-                [referee.pid, bots[0].pid],
+        with window(referee.pid):
+            measured = asyncio.run(
+                play_matches(
+                    address,
+                    bot_ids,
+                    args.matches,
+                    args.game,
+                    args.players,
+                    args.seconds,
+                    [referee.pid, bots[0].pid],
+                )
             )
-        )
         size = act_size(args.game, args.players)
         bare = baseline(args.matches, size, min(args.seconds, 5.0), workdir)
     moves_per_s = measured["moves"] / measured["elapsed_s"]
     referee_cpu_s, bot_cpu_s = measured["cpu_s"]
     moves = max(1, measured["moves"])
-    print(
-        json.dumps(
-            {
-                "moves_per_s": round(moves_per_s, 1),
-                "p50_ms": round(measured["p50_ms"], 3),
-                "p99_ms": round(measured["p99_ms"], 3),
-                "baseline_roundtrips_per_s": round(bare["roundtrips_per_s"], 1),
-                "ratio": round(moves_per_s / bare["roundtrips_per_s"], 3),
-                "referee_cpu_us_per_move": round(referee_cpu_s * 1e6 / moves, 1),
-                "baseline_server_cpu_us_per_roundtrip": round(bare["server_cpu_us"], 1),
-                "bot_cpu_us_per_move": round(bot_cpu_s * 1e6 / (moves / args.bots), 1),
-                "baseline_client_cpu_us_per_roundtrip": round(bare["client_cpu_us"], 1),
-                "matches": args.matches,
-                "matches_finished": measured["matches_finished"],
-                "game": args.game,
-                "act_bytes": size,
-            }
-        )
-    )
+    return {
+        "moves_per_s": round(moves_per_s, 1),
+        "p50_ms": round(measured["p50_ms"], 3),
+        "p99_ms": round(measured["p99_ms"], 3),
+        "baseline_roundtrips_per_s": round(bare["roundtrips_per_s"], 1),
+        "ratio": round(moves_per_s / bare["roundtrips_per_s"], 3),
+        "referee_cpu_us_per_move": round(referee_cpu_s * 1e6 / moves, 1),
+        "baseline_server_cpu_us_per_roundtrip": round(bare["server_cpu_us"], 1),
+        "bot_cpu_us_per_move": round(bot_cpu_s * 1e6 / (moves / args.bots), 1),
+        "baseline_client_cpu_us_per_roundtrip": round(bare["client_cpu_us"], 1),
+        "moves": measured["moves"],
+        "matches": args.matches,
+        "matches_finished": measured["matches_finished"],
+        "game": args.game,
+        "act_bytes": size,
+    }
+
+
+def main() -> None:
+    """Print the JSON line."""
+    print(json.dumps(measure(parser().parse_args())))
 
 
 if __name__ == "__main__":

@@ -301,11 +301,21 @@ class MatchManager:
             False: move_latency.labels(request.game, "local"),
             True: move_latency.labels(request.game, "relay"),
         }
+        # Metric children bound once per match: a label look-up per move costs more than the count.
+        moves = self._metrics.moves.labels(request.game)
+
+        def on_event(event: Event) -> None:
+            self._publish(request, event)
+            if event["type"] == EventType.ACTION:
+                moves.inc()
+            elif event["type"] == EventType.TICK:
+                moves.inc(len(event["moves"]))
+
         return MatchRunner(
             request,
             channels,
             self._limits,
-            on_event=lambda event: self._publish(request, event),
+            on_event=on_event,
             clock=self._clock,
             on_latency=lambda seconds, relayed: latency[relayed].observe(seconds),
             on_strike=lambda kind: self._count_strike(request.game, kind),
@@ -362,9 +372,6 @@ class MatchManager:
         public = self._public.get(request.id)
         if public is not None:
             public.follow(event)
-        if event["type"] == EventType.ACTION or event["type"] == EventType.TICK:
-            moves = len(event.get("moves", [])) or 1
-            self._metrics.moves.labels(request.game).inc(moves)
 
     def _count_strike(self, game: str, kind: StrikeKind) -> None:
         if kind is StrikeKind.TIMEOUT:

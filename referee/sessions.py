@@ -86,13 +86,19 @@ class Session:
         """
         if timeout_s <= 0:
             raise SeatTimeout()
+        future = self.request(request)
+        # One timer handle on the answer's own future, not `asyncio.wait_for` (a future, a
+        # callback and a timer more per move, on the referee's hottest path).
+        timer = asyncio.get_running_loop().call_later(timeout_s, _expire, future)
         try:
-            return await asyncio.wait_for(self.request(request), timeout_s)
+            return await future
         except SessionClosed:
             return None
-        except TimeoutError:
+        except SeatTimeout:
             self.forget(request.request_id)
-            raise SeatTimeout() from None
+            raise
+        finally:
+            timer.cancel()
 
     def answer(self, answer: Answer) -> bool:
         """Deliver an answer; False if no request of this session has that id."""
@@ -113,6 +119,11 @@ class Session:
         self.pending.clear()
         self.seats.clear()
         self.outbox.put_nowait(None)
+
+
+def _expire(future: asyncio.Future[Answer]) -> None:
+    if not future.done():
+        future.set_exception(SeatTimeout())
 
 
 class SessionHub:

@@ -107,9 +107,14 @@ def _goodge_trick_entry(key: TrickKey, points: int) -> bytes:
     return _entry(cards.GoodgeObservation, "tricks", [trick])
 
 
-@lru_cache(maxsize=None, typed=True)
-def _goodge_option_entry(name: str, value: object) -> bytes:
-    return _entry(cards.GoodgeObservation, "options", {name: option_message(value)})
+@lru_cache(maxsize=1024, typed=True)
+def _goodge_option_entries(options: tuple[tuple[str, object], ...]) -> bytes:
+    """A match's rules options, all of them: the same in every request of the match. (An
+    option's name fixes its value's type, so `True` and `1` never meet under one name.)"""
+    return b"".join(
+        _entry(cards.GoodgeObservation, "options", {name: option_message(value)})
+        for name, value in options
+    )
 
 
 def _goodge_detail(obs: goodge.GoodgeObservation) -> bytes:
@@ -145,7 +150,7 @@ def _goodge_detail(obs: goodge.GoodgeObservation) -> bytes:
             *map(_goodge_stash_entry, obs["stash"] or ()),
             *(_goodge_trick_entry(_trick_key(trick), trick["points"]) for trick in obs["tricks"]),
             *(_goodge_play_entry(seat, card) for seat, card in plays),
-            *(_goodge_option_entry(name, value) for name, value in obs["options"].items()),
+            _goodge_option_entries(tuple(obs["options"].items())),
         ]
     )
 

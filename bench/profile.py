@@ -1,0 +1,148 @@
+"""Where the referee's CPU goes per move: `bench.referee` with py-spy sampling the referee.
+
+Prints one JSON line per part of the referee, {"part", "us_per_move", "share"}, then
+the bench's own line (`bench.referee`'s figures) with "sampled_us_per_move"; with
+`--table`, a Markdown table instead (what docs/performance.md shows).
+
+py-spy samples the referee's Python stacks `--rate` times a second, only while a
+thread holds the GIL (`--gil`), without pausing it (`--nonblocking`, so the bench's
+figures are not disturbed). Each sample is given to one part: the innermost frame of
+the stack that `PARTS` names, so the parts add up to the sampled time. The CPU the
+process spent outside the GIL (gRPC's C core on its own threads, system calls) is
+the process's CPU less the sampled time: the "outside the GIL" line.
+
+    python -m bench.profile [--seconds 10] [--rate 250] [--table] [bench.referee options]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from bench import referee
+
+PARTS: tuple[tuple[str, str], ...] = (
+    # (part, regular expression on a py-spy frame "function (file:line)"), innermost first
+    ("metrics", r"prometheus_client/"),
+    ("logging", r"logging/"),
+    ("store (start and finish of matches)", r"sqlalchemy/|ladder/store|ladder/models"),
+    ("operator calls (the bench's StartMatch, GetMatch, GetReplay)", r"RefereeService\.|_replay"),
+    ("engine (rules, views, legal actions)", r"games/"),
+    ("building the Act (wire)", r"referee/wire_"),
+    ("deadline timers (wait_for, call_later)", r"wait_for \(asyncio|call_later|TimerHandle"),
+    ("session outbox (asyncio.Queue)", r"asyncio/queues"),
+    ("seat channel and session", r"referee/sessions|referee/channels"),
+    ("runner", r"referee/runner"),
+    ("match manager and events", r"referee/matches|referee/public"),
+    ("decode guard (interceptor)", r"referee/decoding"),
+    ("session stream (service)", r"referee/service"),
+    ("threads (to_thread)", r"concurrent/futures"),
+    ("grpc.aio read and write (callbacks in C)", r"Handle\._run \(asyncio"),
+    ("event loop", r"asyncio/|selectors"),
+)
+OUTSIDE_GIL = "outside the GIL (gRPC core threads, system calls)"
+OTHER = "other"
+
+
+def part_of(stack: Sequence[str]) -> str:
+    """The part a sampled stack (outermost frame first) is counted in."""
+    for frame in reversed(stack):
+        for part, pattern in _COMPILED:
+            if pattern.search(frame):
+                return part
+    return OTHER
+
+
+_COMPILED = tuple((part, re.compile(pattern)) for part, pattern in PARTS)
+
+
+def read_samples(raw: Path) -> Counter[str]:
+    """Samples per part from py-spy's raw output (`stack count` per line)."""
+    samples: Counter[str] = Counter()
+    for line in raw.read_text(encoding="utf-8").splitlines():
+        stack, _, count = line.rpartition(" ")
+        if stack:
+            samples[part_of(stack.split(";"))] += int(count)
+    return samples
+
+
+@contextmanager
+def sampling(raw: Path, rate: int) -> Iterator[Any]:
+    """A window in which py-spy samples the process given to the returned callable."""
+    spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+    started: list[subprocess.Popen[bytes]] = []
+
+    @contextmanager
+    def window(pid: int) -> Iterator[None]:
+        command = [spy, "record", "--pid", str(pid), "--rate", str(rate), "--format", "raw"]
+        command += ["--output", str(raw), "--gil", "--nonblocking"]
+        started.append(subprocess.Popen(command, stdout=subprocess.DEVNULL))
+        yield
+        started[-1].send_signal(2)  # py-spy writes its output on SIGINT
+        started[-1].wait(60)
+
+    try:
+        yield window
+    finally:
+        for process in started:
+            if process.poll() is None:
+                process.kill()
+
+
+def table(rows: list[dict[str, Any]], figures: dict[str, Any]) -> str:
+    """The Markdown table of docs/performance.md."""
+    lines = ["| part | µs per move | share |", "|---|---:|---:|"]
+    lines += [f"| {row['part']} | {row['us_per_move']:.1f} | {row['share']:.1%} |" for row in rows]
+    lines.append(
+        f"| **the referee's CPU per move** | **{figures['referee_cpu_us_per_move']:.1f}** | |"
+    )
+    lines.append(
+        f"| the bare exchange (ping-pong server) | {figures['baseline_server_cpu_us_per_roundtrip']:.1f} | |"
+    )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Run the bench under py-spy and print the parts."""
+    parser = referee.parser()
+    parser.description = __doc__.split("\n\n")[0]
+    parser.add_argument("--rate", type=int, default=250, help="samples per second (default 250)")
+    parser.add_argument("--table", action="store_true", help="print a Markdown table")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        raw = Path(tmp) / "referee.raw"
+        with sampling(raw, args.rate) as window:
+            figures = referee.measure(args, window)
+        samples = read_samples(raw)
+    moves = max(1, figures["moves"])
+    sampled_us = {part: count * 1e6 / args.rate / moves for part, count in samples.items()}
+    total_us = figures["referee_cpu_us_per_move"]
+    outside = max(0.0, total_us - sum(sampled_us.values()))
+    rows = [
+        {"part": part, "us_per_move": round(us, 1), "share": round(us / total_us, 3)}
+        for part, us in sorted(
+            [*sampled_us.items(), (OUTSIDE_GIL, outside)], key=lambda item: -item[1]
+        )
+    ]
+    figures["sampled_us_per_move"] = round(sum(sampled_us.values()), 1)
+    if args.table:
+        print(table(rows, figures))
+        print(json.dumps(figures))
+        return
+    for row in rows:
+        print(json.dumps(row))
+    print(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    main()
