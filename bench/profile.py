@@ -16,7 +16,6 @@ the process's CPU less the sampled time: the "outside the GIL" line.
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import shutil
