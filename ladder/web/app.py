@@ -2,7 +2,8 @@
 
 `create_app(store)` builds a FastAPI app; nothing is created at import time.
 Pages: `/` (standings of every ladder), `/bots/{bot_id}`, `/authors/{name}`, `/tournaments`,
-`/tournaments/{id}`, `/matches/{match_id}` (result and replay viewer).
+`/tournaments/{id}`, `/matches/{match_id}` (result and replay viewer), `/play` and
+`/play/{play_id}` (a person's seat against the bots, `ladder.web.play`).
 JSON under `/api/...` (described at `/openapi.json`, rate-bounded per client
 address), Prometheus metrics at `/metrics`, liveness at `/healthz`. Every
 response carries the security headers of `ladder.web.security`.
@@ -10,6 +11,8 @@ response carries the security headers of `ladder.web.security`.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -28,7 +31,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ladder import queries
 from ladder.store import Store
-from ladder.web import author_views, live, views
+from ladder.web import author_views, live, play, play_api, views
 from ladder.web.charts import Band, Point, interval_bar, interval_scale, line_chart
 from ladder.web.metrics import MetricsMiddleware, WebMetrics
 from ladder.web.schemas import (
@@ -82,6 +85,14 @@ def _wants_json(request: Request) -> bool:
     return path.startswith("/api/") or path in ("/healthz", "/metrics", "/openapi.json")
 
 
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    yield
+    desk = play.desk_of(app)
+    if desk is not None:
+        await desk.close()  # the play bot's session ends with the web
+
+
 def create_app(
     store: Store,
     *,
@@ -101,6 +112,7 @@ def create_app(
         description="Ladders, bots, tournaments and match replays of Card Arena.",
         docs_url=None,  # the interactive docs load scripts from a CDN; /openapi.json is enough
         redoc_url=None,
+        lifespan=_lifespan,
     )
     metrics = WebMetrics.create()
     cache = views.FrameCache()
@@ -127,6 +139,7 @@ def create_app(
     )
 
     def page(request: Request, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
+        context.setdefault("play_on", play.desk_of(request.app) is not None)
         return templates.TemplateResponse(request, name, context, status_code=status_code)
 
     def error(request: Request, status: int, detail: str) -> Response:
@@ -253,9 +266,33 @@ def create_app(
         seats = views.bot_refs(store, (b for g in data.games for b in g.seats))
         return page(request, "match.html", data=data, seat_refs=seats)
 
+    @app.get("/play", response_class=HTMLResponse, include_in_schema=False)
+    def play_page(request: Request) -> HTMLResponse:
+        desk = play_api.desk(request)
+        return page(
+            request,
+            "play.html",
+            nav="play",
+            games=desk.games(),
+            opponents=desk.opponents(),
+            bounds=desk.bounds,
+        )
+
+    @app.get("/play/{play_id}", response_class=HTMLResponse, include_in_schema=False)
+    def play_seat_page(request: Request, play_id: str) -> HTMLResponse:
+        seat = play_api.desk(request).get(play_id)
+        data = views.match(store, seat.match_id)
+        has_feed = live.feed_of(request.app) is not None
+        response = page(
+            request, "play_seat.html", nav="play", data=data, play=seat, has_feed=has_feed
+        )
+        response.headers.update(play_api.PRIVATE)
+        return response
+
     # JSON API -------------------------------------------------------------------------
 
     app.include_router(live.router)
+    app.include_router(play_api.router)
 
     @app.get("/api/ladders", response_model=LaddersOut, tags=["ladders"])
     def api_ladders() -> LaddersOut:

@@ -220,5 +220,5 @@ var ArenaReplay = (function () {
 
   start(document.getElementById("viewer"));  // on match pages with a replay (see match.html)
 
-  return { start: start, card: card };
+  return { start: start, card: card, legend: legend, actionText: actionText };
 })();

@@ -3,7 +3,8 @@
    The stream (/api/matches/{id}/live, server-sent events) carries only what every
    seat sees: bids, trump, the tricks and who took each, scores; Goof's face-up
    table. Bot-provided text goes through Arena.visible (via Arena.el). When the
-   match ends the page reloads, into the replay. */
+   match ends the page reloads, into the replay; a board marked data-keep (a person's
+   seat, templates/board.html) stays as it is. */
 "use strict";
 (function () {
   var root = document.getElementById("live");
@@ -108,6 +109,9 @@
     } else if (event.type === "game_end") {
       title.textContent = "Game " + (event.game_index + 1) + " is over: " + event.scores.join(" · ");
     } else if (event.type === "match_end" || event.type === "match_aborted" || event.type === "match_finished") {
+      ended = true;
+      source.close();
+      if (root.hasAttribute("data-keep")) { say("the match has ended"); return; }  // a seat's page
       say("the match has ended: loading its replay…");
       window.location.reload();
     } else if (event.type === "live_lost") {
@@ -115,10 +119,12 @@
     }
   }
 
+  var ended = false;
   var source = new EventSource(root.getAttribute("data-api"));
   source.onmessage = function (message) { onEvent(JSON.parse(message.data)); };
   source.onerror = function () {
     // The stream ends after the match's end (then the page reloads) or cannot open at all.
+    if (ended) return;
     say("cannot reach the referee for the live view; this page reloads into the replay once the match has finished");
     source.close();
   };
