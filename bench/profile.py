@@ -46,6 +46,9 @@ PARTS: tuple[tuple[str, str], ...] = (
     ("decode guard (interceptor)", r"referee/decoding"),
     ("session stream (service)", r"referee/service"),
     ("threads (to_thread)", r"concurrent/futures"),
+    ("the bot's own choice", r"bots/(random_bot|rules|search|racer)"),
+    ("the SDK: the typed Turn from the Act", r"bots/observations|turn_from \(bots"),
+    ("the SDK: its session (reading, answering)", r"bots/"),
     ("grpc.aio read and write (callbacks in C)", r"Handle\._run \(asyncio"),
     ("event loop", r"asyncio/|selectors"),
 )
@@ -76,13 +79,15 @@ def read_samples(raw: Path) -> Counter[str]:
 
 
 @contextmanager
-def sampling(raw: Path, rate: int) -> Iterator[Any]:
-    """A window in which py-spy samples the process given to the returned callable."""
+def sampling(raw: Path, rate: int, target: str) -> Iterator[Any]:
+    """A window (`bench.referee.Window`) in which py-spy samples the referee, or with
+    `target` "bot" the first bot."""
     spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
     started: list[subprocess.Popen[bytes]] = []
 
     @contextmanager
-    def window(pid: int) -> Iterator[None]:
+    def window(referee_pid: int, bot_pid: int) -> Iterator[None]:
+        pid = bot_pid if target == "bot" else referee_pid
         command = [spy, "record", "--pid", str(pid), "--rate", str(rate), "--format", "raw"]
         command += ["--output", str(raw), "--gil", "--nonblocking"]
         started.append(subprocess.Popen(command, stdout=subprocess.DEVNULL))
@@ -98,16 +103,17 @@ def sampling(raw: Path, rate: int) -> Iterator[Any]:
                 process.kill()
 
 
-def table(rows: list[dict[str, Any]], figures: dict[str, Any]) -> str:
+def table(rows: list[dict[str, Any]], figures: dict[str, Any], bot: bool) -> str:
     """The Markdown table of docs/performance.md."""
+    whose, total, bare = (
+        ("one bot's", "bot_cpu_us_per_move", "baseline_client_cpu_us_per_roundtrip")
+        if bot
+        else ("the referee's", "referee_cpu_us_per_move", "baseline_server_cpu_us_per_roundtrip")
+    )
     lines = ["| part | µs per move | share |", "|---|---:|---:|"]
     lines += [f"| {row['part']} | {row['us_per_move']:.1f} | {row['share']:.1%} |" for row in rows]
-    lines.append(
-        f"| **the referee's CPU per move** | **{figures['referee_cpu_us_per_move']:.1f}** | |"
-    )
-    lines.append(
-        f"| the bare exchange (ping-pong server) | {figures['baseline_server_cpu_us_per_roundtrip']:.1f} | |"
-    )
+    lines.append(f"| **{whose} CPU per move** | **{figures[total]:.1f}** | |")
+    lines.append(f"| the bare exchange (ping-pong, same side) | {figures[bare]:.1f} | |")
     return "\n".join(lines)
 
 
@@ -117,15 +123,23 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.description = __doc__.split("\n\n")[0]
     parser.add_argument("--rate", type=int, default=250, help="samples per second (default 250)")
     parser.add_argument("--table", action="store_true", help="print a Markdown table")
+    parser.add_argument(
+        "--target",
+        choices=("referee", "bot"),
+        default="referee",
+        help="the process to sample: the referee (default) or one of the Python SDK's bots",
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         raw = Path(tmp) / "referee.raw"
-        with sampling(raw, args.rate) as window:
+        with sampling(raw, args.rate, args.target) as window:
             figures = referee.measure(args, window)
         samples = read_samples(raw)
-    moves = max(1, figures["moves"])
+    bot = args.target == "bot"
+    # A bot answers about 1/bots of the moves; bench.referee's bot figure is per move it answered.
+    moves = max(1, figures["moves"]) / (args.bots if bot else 1)
     sampled_us = {part: count * 1e6 / args.rate / moves for part, count in samples.items()}
-    total_us = figures["referee_cpu_us_per_move"]
+    total_us = figures["bot_cpu_us_per_move" if bot else "referee_cpu_us_per_move"]
     outside = max(0.0, total_us - sum(sampled_us.values()))
     rows = [
         {"part": part, "us_per_move": round(us, 1), "share": round(us / total_us, 3)}
@@ -135,7 +149,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     ]
     figures["sampled_us_per_move"] = round(sum(sampled_us.values()), 1)
     if args.table:
-        print(table(rows, figures))
+        print(table(rows, figures, bot))
         print(json.dumps(figures))
         return
     for row in rows:

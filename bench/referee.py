@@ -167,8 +167,9 @@ def baseline(streams: int, size: int, seconds: float, workdir: Path) -> dict[str
     }
 
 
-Window = Callable[[int], AbstractContextManager[object]]
-"""What wraps the measured window, given the referee's pid (`bench.profile` samples it)."""
+Window = Callable[[int, int], AbstractContextManager[object]]
+"""What wraps the measured window, given the referee's pid and the first bot's
+(`bench.profile` samples one of them)."""
 
 
 def parser() -> argparse.ArgumentParser:
@@ -184,7 +185,9 @@ def parser() -> argparse.ArgumentParser:
     return parser
 
 
-def measure(args: argparse.Namespace, window: Window = lambda pid: nullcontext()) -> dict[str, Any]:
+def measure(
+    args: argparse.Namespace, window: Window = lambda referee, bot: nullcontext()
+) -> dict[str, Any]:
     """Play the bench's matches, then the ping-pong baseline; the JSON line's figures."""
     with tempfile.TemporaryDirectory() as tmp, processes() as started:
         workdir = Path(tmp)
@@ -226,7 +229,7 @@ def measure(args: argparse.Namespace, window: Window = lambda pid: nullcontext()
             )
             started.append(bots[-1])
         asyncio.run(wait_connected(address, bot_ids, bots, 60))
-        with window(referee.pid):
+        with window(referee.pid, bots[0].pid):
             measured = asyncio.run(
                 play_matches(
                     address,
