@@ -58,7 +58,7 @@
     }
     function count() {
       var need = wanted(), have = picked().length;
-      $("p-pick").textContent = "pick " + need + " (" + have + " picked)";
+      $("p-pick").textContent = "· pick " + need + " (" + have + " picked)";
       $("p-start").disabled = have !== need;
     }
     game.addEventListener("change", refresh);
@@ -90,7 +90,8 @@
   function startSeat(root) {
     var game = root.getAttribute("data-game");
     var myBot = root.getAttribute("data-bot");
-    var card = function (text) { return ArenaReplay.card(game, text); };
+    // The seat's own cards: Goof's owner mark (@seat) is left out, as the replay does.
+    var card = function (text) { return ArenaReplay.card(game, text, "", true); };
     var labels = {};
     document.querySelectorAll("#live-bots li").forEach(function (item) {
       labels[item.getAttribute("data-bot")] = item.textContent;
@@ -126,8 +127,8 @@
       if (game === "goof") {
         var row = view.tableau.filter(function (r) { return r.seat === seat; })[0];
         parts.push(zone("goof line", row.line));
-        parts.push(zone("waste", row.waste_top ? [row.waste_top] : [], row.waste + " cards" +
-          (row.back_three ? ", back three " + row.back_three : "")));
+        parts.push(zone("waste", row.waste_top ? [row.waste_top] : [], row.waste + " cards"));
+        if (row.back_three) parts.push(zone("back three", [row.back_three], "under the waste top"));
         parts.push(zone("goof pile", [], row.goof_pile + " cards face down · stock " + row.stock));
       } else {
         parts.push(zone("your hand", view.hand, ""));
@@ -207,6 +208,8 @@
         ]);
       }));
       var mine = rows.filter(function (row) { return row.bot === myBot; })[0];
+      $("s-view").hidden = true;  // the game is over: no hand, no moves
+      $("s-moves").hidden = true;
       $("s-place").textContent = mine ? "You placed #" + mine.rank + " of " + rows.length + " with " + mine.score : "The result";
       $("s-result").hidden = false;
     }
