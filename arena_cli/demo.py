@@ -6,7 +6,8 @@ robin runs in goodge-4p, golden10-5p and goof-4p, with progress bars; then
 the tables with 95% intervals, the ladder standings and the URLs are printed.
 Embedded defaults need no server (SQLite, the filesystem broker); set
 ARENA_DATABASE_URL and ARENA_BROKER_URL to run it on PostgreSQL and Redis.
-With --serve everything keeps running, the continuous ladder on, until Ctrl-C.
+With --serve everything keeps running, the continuous ladder on, until Ctrl-C,
+and a person can play the bots in the browser (Play, /play).
 Every process it started is stopped before it exits.
 
 The data folder must be new, empty or an earlier demo's (which it marks):

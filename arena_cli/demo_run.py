@@ -146,6 +146,9 @@ def _run(
             )
         else:
             console.print(f"Standings page: http://127.0.0.1:{ports.web}/")
+            # The demo's bots are the operator's, as the web's play bot is: each may be
+            # challenged, so a person can sit down against them at once.
+            console.print(f"Play the bots:  http://127.0.0.1:{ports.web}/play")
             if recent:
                 console.print(
                     f"A replay:       http://127.0.0.1:{ports.web}/matches/{recent[0].match_id}"

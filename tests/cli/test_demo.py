@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -111,6 +112,14 @@ def test_demo_serve_serves_pages_until_interrupted(tmp_path: Path) -> None:
             assert page.status == 200 and "goodge-4p" in page.read().decode()
         with urllib.request.urlopen(replay.group(1), timeout=10) as page:
             assert page.status == 200
+        # Play: the nav links it, and the demo's six bots are offered to a person.
+        play = re.search(r"Play the bots: +(\S+)", text)
+        assert play, text
+        with urllib.request.urlopen(play.group(1), timeout=10) as page:
+            assert page.status == 200 and 'id="nav-play"' in page.read().decode()
+        api = play.group(1).replace("/play", "/api/play")
+        with urllib.request.urlopen(api, timeout=10) as page:
+            assert len(json.load(page)["opponents"]) == 6
         check_dashboard_metrics_are_exported(text)
         # Ctrl-C on a terminal reaches the whole group: the demo and every process it started.
         os.killpg(demo.pid, signal.SIGINT)
