@@ -419,7 +419,8 @@ class Desk:
                     return
                 pending = asyncio.ensure_future(anext(events))
         except Exception:
-            log.exception("play %s: following match %s failed", play.play_id, play.match_id)
+            # Not the play id: it is a secret, and logs are read by more than its owner.
+            log.exception("following the person's seat in match %s failed", play.match_id)
             lost = {"type": "seat_lost", "reason": "the web lost the seat"}
             self._keep(play, "seat_lost", json.dumps(lost))
         finally:

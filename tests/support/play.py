@@ -26,15 +26,16 @@ from tests.support.referee import RefereeProc
 
 
 def start_web(procs: Processes, ref: RefereeProc, *flags: str, name: str = "web") -> str:
-    """`arena web` on a free loopback port, following `ref` (its database), Play on with
-    `flags`; its base URL once it serves."""
+    """`arena web` on a free loopback port over `ref`'s database, following `ref` (or
+    another address, given with `--referee` among `flags`), Play on with `flags`; its base
+    URL once it serves."""
     port = free_port()
     proc = procs.start(
         name,
         [
             PYTHON, "-m", "arena_cli.main", "web", "--port", str(port),
             "--db", f"sqlite:///{ref.workdir / 'arena.db'}", "--referee", ref.address,
-            "--poll-seconds", "0.5", *flags,
+            "--poll-seconds", "0.5", *flags,  # a flag given again wins
         ],
     )  # fmt: skip
     base = f"http://127.0.0.1:{port}"

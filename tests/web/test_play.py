@@ -35,7 +35,7 @@ from tests.support.play import (
     start_web,
     the_replay,
 )
-from tests.support.processes import Processes, wait_until
+from tests.support.processes import Processes, free_port, wait_until
 from tests.support.public import check_public_stream, hidden_by_step
 from tests.support.referee import BotHandle, RefereeProc, launch_referee
 
@@ -281,9 +281,27 @@ def test_bounds_and_bad_requests_are_refused_in_one_line(arena: PlayArena) -> No
     assert "holds 2 games at once" in one_line(third.post("/api/play", json=good), 503)
     # Nobody plays them: each seat is struck out, and its place frees up.
     for person, game in ((first, games[0]), (second, games[1])):
-        ended(person, game["play_id"])
+        state = ended(person, game["play_id"])
+        assert state["status"] == "finished" and state["result"]["forfeits"] == [state["bot_id"]]
     again = start(third, "golden10", arena.bots)
     assert again["play_id"] not in {game["play_id"] for game in games}
+
+
+def test_a_referee_the_web_cannot_reach_is_a_503_in_one_line(
+    arena: PlayArena, tmp_path: Path
+) -> None:
+    """A web whose referee does not answer: its play bot cannot be registered, said so."""
+    procs = Processes(tmp_path)
+    try:
+        nobody = f"127.0.0.1:{free_port()}"
+        web = start_web(procs, arena.ref, "--referee", nobody, name="web-lost")
+        person = client_from(web, "127.0.0.7")
+        offered(person, arena.bots)  # the store still says they are online
+        body = {"game": "golden10", "players": 3, "opponents": [b.bot_id for b in arena.bots]}
+        said = one_line(person.post("/api/play", json=body), 503)
+        assert said.startswith("the web cannot register its play bot guest:"), said
+    finally:
+        procs.close()
 
 
 def test_play_off_hides_the_link_and_answers_404(tmp_path: Path) -> None:
