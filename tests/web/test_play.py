@@ -10,7 +10,7 @@ the seat's page receives is scanned, at each step, for any card hidden from that
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -109,6 +109,45 @@ def start(person: httpx.Client, game: str, bots: list[BotHandle], **extra: Any) 
     return started
 
 
+def play_out(
+    person: httpx.Client,
+    started: dict[str, Any],
+    seat: Stream,
+    rng: random.Random,
+    first: Callable[[dict[str, Any]], list[Any]] | None = None,
+    wanted: str = "",
+) -> tuple[int, list[tuple[int, Any]]]:
+    """Answer each act of the seat with the `wanted` move when legal, else a legal move
+    drawn by `rng`, until the match ends (`first` is called on the first act, before it is
+    answered). The moves made, and the API's answers the page got, each with how many
+    seat events it had then."""
+    answers: list[tuple[int, Any]] = [(0, started)]
+    moves = 0
+    while True:
+        wait_until(lambda n=moves: len(seat.of("act")) > n or seat.of("match_end"), 60, "a turn")
+        if len(seat.of("act")) == moves:
+            return moves, answers
+        act = seat.of("act")[moves]
+        if moves == 0 and first is not None:
+            answers += [(len(seat.events), item) for item in first(act)]
+        move = wanted if wanted in act["legal"] else choose(act["legal"], rng)
+        body = {"request_id": act["request_id"], "action": move}
+        answer = person.post(started["answer"], json=body)
+        assert answer.status_code == 200, answer.text
+        answers.append((len(seat.events), answer.json()))
+        moves += 1
+
+
+def in_order(events: list[dict[str, Any]], answers: list[tuple[int, Any]]) -> list[Any]:
+    """The seat's events and the API's answers in the order the page got them."""
+    received: list[Any] = []
+    for number, event in enumerate([*events, None]):
+        received += [item for at, item in answers if at == number]
+        if event is not None:
+            received.append(event)
+    return received
+
+
 def test_a_person_plays_golden10_and_the_page_gets_only_the_seats_view(arena: PlayArena) -> None:
     """A whole game of Golden 10 at 3 players through the API, moves drawn among the legal
     ones: the page's every answer and event shows no card hidden from the seat, the public
@@ -132,30 +171,19 @@ def test_a_person_plays_golden10_and_the_page_gets_only_the_seats_view(arena: Pl
     assert "<script>" not in seat_page.text, "no inline script"
     seat = Stream(person, started["events"]).open()
     public = Stream(person, f"/api/matches/{match_id}/live").open()
-    # The API's answers, each with how many seat events the page had then.
-    answers: list[tuple[int, Any]] = [(0, started)]
 
-    moves = 0
-    while True:
-        wait_until(lambda n=moves: len(seat.of("act")) > n or seat.of("match_end"), 60, "a turn")
-        if len(seat.of("act")) == moves:
-            break
-        act = seat.of("act")[moves]
-        if moves == 0:
-            # Not a legal move, or not the open request: refused in one line, no strike.
-            body = {"request_id": act["request_id"], "action": "99Z"}
-            bad = person.post(started["answer"], json=body)
-            assert "is not a legal move now" in one_line(bad, 409)
-            body = {"request_id": "nope", "action": act["legal"][0]}
-            assert "no open move" in one_line(person.post(started["answer"], json=body), 409)
-            state = person.get(f"/api/play/{play_id}").json()
-            assert state["status"] == "playing" and state["rated"] is False
-            answers += [(len(seat.events), bad.json()), (len(seat.events), state)]
-        body = {"request_id": act["request_id"], "action": choose(act["legal"], rng)}
-        answer = person.post(started["answer"], json=body)
-        assert answer.status_code == 200, answer.text
-        answers.append((len(seat.events), answer.json()))
-        moves += 1
+    def first_move(act: dict[str, Any]) -> list[Any]:
+        """Not a legal move, or not the open request: refused in one line, no strike."""
+        body = {"request_id": act["request_id"], "action": "99Z"}
+        bad = person.post(started["answer"], json=body)
+        assert "is not a legal move now" in one_line(bad, 409)
+        body = {"request_id": "nope", "action": act["legal"][0]}
+        assert "no open move" in one_line(person.post(started["answer"], json=body), 409)
+        state = person.get(f"/api/play/{play_id}").json()
+        assert state["status"] == "playing" and state["rated"] is False
+        return [bad.json(), state]
+
+    moves, answers = play_out(person, started, seat, rng, first_move)
     end = seat.wait_for("match_end")[0]["result"]
     assert moves == 56 // 3 and not seat.of("seat_strike")
     assert len(seat.of("answered")) == moves
@@ -167,11 +195,7 @@ def test_a_person_plays_golden10_and_the_page_gets_only_the_seats_view(arena: Pl
     replay = the_replay(arena.ref, match_id)
     kinds = [event["type"] for event in seat.events]
     assert kinds[0] == "seat_start" and kinds[-1] == "match_end"
-    received: list[Any] = []
-    for number, event in enumerate([*seat.events, None]):
-        received += [item for at, item in answers if at == number]
-        if event is not None:
-            received.append(event)
+    received = in_order(seat.events, answers)
     assert check_seat_received(received, replay, final["bot_id"]) == moves
     assert not html_cards(seat_page.text, play_id, replay)
     events = [{**event, "strings": string_leaves(event)} for event in public.events]
@@ -200,6 +224,28 @@ def test_a_person_plays_golden10_and_the_page_gets_only_the_seats_view(arena: Pl
         shown = person.get(public_page)
         assert shown.status_code == 200 and play_id not in shown.text
     assert person.get(f"/api/matches/{match_id}").json()["challenge"] is True
+
+
+def test_a_person_plays_goodge_and_sees_the_stash_only_as_the_goodge(arena: PlayArena) -> None:
+    """Goodge at 3 players, one round, moves drawn: the Stash reaches the seat's page only
+    once the seat is the Goodge (its observation's own), and nothing else hidden from it."""
+    person = client_from(arena.web, "127.0.0.8")
+    offered(person, arena.bots)
+    started = start(person, "goodge", arena.bots, rounds=1)
+    seat = Stream(person, started["events"]).open()
+    public = Stream(person, f"/api/matches/{started['match_id']}/live").open()
+    # The top bid: the seat is the Goodge and takes the Stash.
+    moves, answers = play_out(person, started, seat, random.Random(3), wanted="bid:250")
+    seat.wait_for("match_end")
+    views = [(act["seat"], act["view"]) for act in seat.of("act")]
+    assert any(view["stash"] for _, view in views), "the Goodge sees the Stash"
+    assert all(view["goodge"] == seat_no for seat_no, view in views if view["stash"])
+    public.done.wait(30)
+    replay = the_replay(arena.ref, started["match_id"])
+    bot_id = person.get(f"/api/play/{started['play_id']}").json()["bot_id"]
+    assert check_seat_received(in_order(seat.events, answers), replay, bot_id) == moves > 12
+    events = [{**event, "strings": string_leaves(event)} for event in public.events]
+    assert check_public_stream(events, hidden_by_step(replay)) > moves
 
 
 def test_the_play_id_is_the_only_key_and_a_person_who_leaves_forfeits(arena: PlayArena) -> None:
@@ -240,6 +286,8 @@ def test_the_play_id_is_the_only_key_and_a_person_who_leaves_forfeits(arena: Pla
     assert result["forfeits"] == [guest]
     assert result["forfeit_reasons"][guest] == "3 strikes"
     assert result["ranks"][result["bots"].index(guest)] == len(result["bots"])
+    # What the page got while it was open shows nothing hidden from the seat either.
+    assert check_seat_received(seat.events, the_replay(arena.ref, match_id), guest) >= 3
     log = arena.log.read_text()
     assert "Traceback" not in log and "ERROR" not in log, log[-2000:]
 
