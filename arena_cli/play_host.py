@@ -145,7 +145,8 @@ class RefereeSeatHost:
         stream = self._stream
         if stream is None:
             raise SeatRefused(
-                Refusal.UNAVAILABLE, "the seat is reconnecting to the referee: move again"
+                Refusal.UNAVAILABLE,
+                "the seat is reconnecting to the referee, which will ask for the move again",
             )
         message = pb.BotMessage(
             answer=pb.Answer(request_id=request_id, action=cards.Action(text=action))

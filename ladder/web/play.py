@@ -43,6 +43,7 @@ from typing import Any, Protocol
 
 from fastapi import FastAPI
 from sqlalchemy import select
+from sqlalchemy.exc import SQLAlchemyError
 
 import games
 from ladder import queries
@@ -390,8 +391,9 @@ class Desk:
         if play is None:
             raise WebError(
                 404,
-                "no game with this play id here: a game is reached only from the browser that "
-                f"started it, until {KEEP_FINISHED_S / 60:.0f} minutes after its end",
+                "no game with this play id here: a game is reached only by the play id given "
+                f"to the browser that started it, until {KEEP_FINISHED_S / 60:.0f} minutes "
+                "after its end",
             )
         return play
 
@@ -440,6 +442,9 @@ class Desk:
             match = await asyncio.to_thread(self.store.match, play.match_id)
         except NotFound:
             return 0
+        except SQLAlchemyError as error:
+            log.warning("cannot read match %s from the store: %s", play.match_id, error)
+            return quiet_checks
         if match.status == MatchStatus.RUNNING:
             return 0
         if quiet_checks < 1:
