@@ -4,7 +4,7 @@ the legal actions of an Act request.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from functools import cache, lru_cache
 from typing import Any
 
@@ -117,34 +117,50 @@ def _goodge_option_entries(options: tuple[tuple[str, object], ...]) -> bytes:
     )
 
 
+FIELD_ENTRIES = 65_536
+"""Encoded single fields kept: a head field's value (a phase, the hand sizes, a seat) recurs
+in request after request."""
+
+
+@lru_cache(maxsize=FIELD_ENTRIES)
+def _field(message: Callable[..., Message], name: str, value: Hashable) -> bytes:
+    """One field of `message` set to `value` (a tuple for a repeated field), encoded once:
+    an observation's head is a join of these, not a message built per request. (A field's
+    type is fixed, so `True` and `1` never meet under one name.)"""
+    return message(**{name: list(value) if isinstance(value, tuple) else value}).SerializeToString()
+
+
+_GOODGE = cards.GoodgeObservation
+
+
 def _goodge_detail(obs: goodge.GoodgeObservation) -> bytes:
     """The encoded typed form of a Goodge observation's own fields."""
     plays = obs["trick"]
-    head = cards.GoodgeObservation(
-        phase=obs["phase"],
-        hand_sizes=obs["hand_sizes"],
-        passed=obs["passed"],
-        high_bid=obs["high_bid"] or 0,
-        high_bidder=_or(obs["high_bidder"], -1),
-        goodge=_or(obs["goodge"], -1),
-        bid=obs["bid"] or 0,
-        trump=GOODGE_SUITS[obs["trump"]] if obs["trump"] else cards.GOODGE_SUIT_UNSPECIFIED,
-        stash_size=obs["stash_size"],
-        stash_known=obs["stash"] is not None,
-        # The trick being played: no winner yet, no points counted; its plays are entries.
-        trick=cards.GoodgeTrick(leader=_leader(plays), winner=-1),
-        lead_suit=GOODGE_SUITS[obs["lead_suit"]]
-        if obs["lead_suit"]
-        else cards.GOODGE_SUIT_UNSPECIFIED,
-        taken=obs["taken"],
-        tricks_won=obs["tricks_won"],
-        target=obs["target"],
-        to_act=_or(obs["to_act"], -1),
-        last_round=_goodge_round_end(obs["last_round"]),
-    )
+    trump, lead = obs["trump"], obs["lead_suit"]
     return b"".join(
         [
-            head.SerializeToString(),
+            _field(_GOODGE, "phase", obs["phase"]),
+            _field(_GOODGE, "hand_sizes", tuple(obs["hand_sizes"])),
+            _field(_GOODGE, "passed", tuple(obs["passed"])),
+            _field(_GOODGE, "high_bid", obs["high_bid"] or 0),
+            _field(_GOODGE, "high_bidder", _or(obs["high_bidder"], -1)),
+            _field(_GOODGE, "goodge", _or(obs["goodge"], -1)),
+            _field(_GOODGE, "bid", obs["bid"] or 0),
+            _field(
+                _GOODGE, "trump", GOODGE_SUITS[trump] if trump else cards.GOODGE_SUIT_UNSPECIFIED
+            ),
+            _field(_GOODGE, "stash_size", obs["stash_size"]),
+            _field(_GOODGE, "stash_known", obs["stash"] is not None),
+            # The trick being played: no winner yet, no points counted; its plays are entries.
+            _goodge_open_trick(_leader(plays)),
+            _field(
+                _GOODGE, "lead_suit", GOODGE_SUITS[lead] if lead else cards.GOODGE_SUIT_UNSPECIFIED
+            ),
+            _field(_GOODGE, "taken", tuple(obs["taken"])),
+            _field(_GOODGE, "tricks_won", tuple(obs["tricks_won"])),
+            _field(_GOODGE, "target", obs["target"]),
+            _field(_GOODGE, "to_act", _or(obs["to_act"], -1)),
+            _goodge_round_end_entry(obs["last_round"]),
             *map(_goodge_hand_entry, obs["hand"]),
             *(_goodge_bid_entry(seat, bid) for seat, bid in obs["bids"]),
             *map(_goodge_stash_entry, obs["stash"] or ()),
@@ -155,21 +171,49 @@ def _goodge_detail(obs: goodge.GoodgeObservation) -> bytes:
     )
 
 
-def _goodge_round_end(end: goodge.GoodgeRoundEnd | None) -> cards.GoodgeRoundEnd | None:
+@cache
+def _goodge_open_trick(leader: int) -> bytes:
+    return _GOODGE(trick=cards.GoodgeTrick(leader=leader, winner=-1)).SerializeToString()
+
+
+def _goodge_round_end_entry(end: goodge.GoodgeRoundEnd | None) -> bytes:
+    """The last round's scoring, the same in every request until the next round ends:
+    encoded once per round (keyed by its values)."""
     if end is None:
-        return None
+        return b""
     if end["redeal"]:
-        return cards.GoodgeRoundEnd(
-            round=end["round"], redeal=True, goodge=-1, deltas=end["deltas"]
-        )
-    return cards.GoodgeRoundEnd(
-        round=end["round"],
-        goodge=end["goodge"],
-        bid=end["bid"],
-        made=end["made"],
-        points=end["points"],
-        deltas=end["deltas"],
+        return _goodge_round_end_bytes(end["round"], True, -1, 0, False, (), tuple(end["deltas"]))
+    return _goodge_round_end_bytes(
+        end["round"],
+        False,
+        end["goodge"],
+        end["bid"],
+        end["made"],
+        tuple(end["points"]),
+        tuple(end["deltas"]),
     )
+
+
+@lru_cache(maxsize=FIELD_ENTRIES)
+def _goodge_round_end_bytes(
+    round_: int,
+    redeal: bool,
+    goodge_seat: int,
+    bid: int,
+    made: bool,
+    points: tuple[int, ...],
+    deltas: tuple[int, ...],
+) -> bytes:
+    end = cards.GoodgeRoundEnd(
+        round=round_,
+        redeal=redeal,
+        goodge=goodge_seat,
+        bid=bid,
+        made=made,
+        points=points,
+        deltas=deltas,
+    )
+    return _GOODGE(last_round=end).SerializeToString()
 
 
 # Golden 10
@@ -198,29 +242,32 @@ def _golden10_trick_entry(key: TrickKey) -> bytes:
     return _entry(cards.Golden10Observation, "tricks", [trick])
 
 
+_GOLDEN10 = cards.Golden10Observation
+
+
 def _golden10_detail(obs: golden10.Golden10Observation) -> bytes:
     """The encoded typed form of a Golden 10 observation's own fields."""
     plays = obs["trick"]
-    head = cards.Golden10Observation(
-        phase=obs["phase"],
-        hand_sizes=obs["hand_sizes"],
-        led_colour=GOLDEN10_COLOURS[obs["led_colour"]]
-        if obs["led_colour"]
-        else cards.GOLDEN10_COLOUR_UNSPECIFIED,
-        # The trick being played: no winner yet; its plays are entries.
-        trick=cards.Golden10Trick(leader=_leader(plays), winner=-1),
-        red_points_taken=obs["red_points_taken"],
-        yellow10_taken_by=_or(obs["yellow10_taken_by"], -1),
-        left_over_count=obs["left_over_count"],
-        left_over_taker=_or(obs["left_over_taker"], -1),
-        rounds=obs["rounds"],
-        yellow10_floor=obs["yellow10_floor"],
-        to_act=_or(obs["to_act"], -1),
-        last_round=_golden10_round_end(obs["last_round"]),
-    )
+    led = obs["led_colour"]
     return b"".join(
         [
-            head.SerializeToString(),
+            _field(_GOLDEN10, "phase", obs["phase"]),
+            _field(_GOLDEN10, "hand_sizes", tuple(obs["hand_sizes"])),
+            _field(
+                _GOLDEN10,
+                "led_colour",
+                GOLDEN10_COLOURS[led] if led else cards.GOLDEN10_COLOUR_UNSPECIFIED,
+            ),
+            # The trick being played: no winner yet; its plays are entries.
+            _golden10_open_trick(_leader(plays)),
+            _field(_GOLDEN10, "red_points_taken", tuple(obs["red_points_taken"])),
+            _field(_GOLDEN10, "yellow10_taken_by", _or(obs["yellow10_taken_by"], -1)),
+            _field(_GOLDEN10, "left_over_count", obs["left_over_count"]),
+            _field(_GOLDEN10, "left_over_taker", _or(obs["left_over_taker"], -1)),
+            _field(_GOLDEN10, "rounds", obs["rounds"]),
+            _field(_GOLDEN10, "yellow10_floor", obs["yellow10_floor"]),
+            _field(_GOLDEN10, "to_act", _or(obs["to_act"], -1)),
+            _golden10_round_end_entry(obs["last_round"]),
             *map(_golden10_hand_entry, obs["hand"]),
             *(_golden10_trick_entry(_trick_key(trick)) for trick in obs["tricks"]),
             *(_golden10_play_entry(seat, card) for seat, card in plays),
@@ -228,16 +275,40 @@ def _golden10_detail(obs: golden10.Golden10Observation) -> bytes:
     )
 
 
-def _golden10_round_end(end: golden10.Golden10RoundEnd | None) -> cards.Golden10RoundEnd | None:
+@cache
+def _golden10_open_trick(leader: int) -> bytes:
+    return _GOLDEN10(trick=cards.Golden10Trick(leader=leader, winner=-1)).SerializeToString()
+
+
+def _golden10_round_end_entry(end: golden10.Golden10RoundEnd | None) -> bytes:
+    """The last round's scoring, encoded once per round (keyed by its values)."""
     if end is None:
-        return None
-    return cards.Golden10RoundEnd(
-        round=end["round"],
-        red_points=end["red_points"],
-        yellow10=end["yellow10"],
-        score_change=end["score_change"],
-        scores=end["scores"],
+        return b""
+    return _golden10_round_end_bytes(
+        end["round"],
+        tuple(end["red_points"]),
+        end["yellow10"],
+        tuple(end["score_change"]),
+        tuple(end["scores"]),
     )
+
+
+@lru_cache(maxsize=FIELD_ENTRIES)
+def _golden10_round_end_bytes(
+    round_: int,
+    red_points: tuple[int, ...],
+    yellow10: int,
+    score_change: tuple[int, ...],
+    scores: tuple[int, ...],
+) -> bytes:
+    end = cards.Golden10RoundEnd(
+        round=round_,
+        red_points=red_points,
+        yellow10=yellow10,
+        score_change=score_change,
+        scores=scores,
+    )
+    return _GOLDEN10(last_round=end).SerializeToString()
 
 
 # Goof
