@@ -7,7 +7,7 @@ import signal
 from types import FrameType
 
 from arena_cli.env import add_database, add_settings
-from ladder.settings import declared, from_environment
+from ladder.settings import from_values
 from ladder.web.settings import WebSettings
 
 
@@ -29,9 +29,7 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 def run_web(args: argparse.Namespace) -> int:
     """Serve until SIGTERM or SIGINT."""
-    # The flags, and the variables that have none (the play tokens).
-    flags = {item.name: getattr(args, item.name, None) for item, _ in declared(WebSettings)}
-    settings = from_environment(WebSettings, **flags)
+    settings = from_values(WebSettings, vars(args))
     settings.check()
     # Imported here so that other subcommands do not load the web stack.
     import uvicorn

@@ -126,18 +126,30 @@ def from_environment(cls: type[Settings], **given: Any) -> Settings:
     values = {name: value for name, value in given.items() if value is not None}
     for item, spec in declared(cls):
         text = None if item.name in values else env(spec.env)
-        if text is None:
-            continue
-        try:
-            values[item.name] = spec.parse(text)
-        except ValueError as error:
-            raise ValueError(f"{PREFIX}{spec.env}={text!r}: {error}") from None
+        if text is not None:
+            values[item.name] = _parsed(spec, text)
     return cls(**values)
 
 
 def from_values(cls: type[Settings], values: Mapping[str, Any], **extra: Any) -> Settings:
-    """`cls` from parsed flags (`values` holds one entry per declared setting) and `extra`."""
-    return cls(**{item.name: values[item.name] for item, _ in declared(cls)}, **extra)
+    """`cls` from parsed flags (`values` holds one entry per setting with a flag, its
+    variable already read as the flag's default), the ARENA_* variable of each setting
+    with no flag (a secret, never on a command line), and `extra`."""
+    settings: dict[str, Any] = {}
+    for item, spec in declared(cls):
+        if spec.flag is not None:
+            settings[item.name] = values[item.name]
+        elif (text := env(spec.env)) is not None:
+            settings[item.name] = _parsed(spec, text)
+    return cls(**settings, **extra)
+
+
+def _parsed(spec: Setting, text: str) -> Any:
+    """A variable's value parsed; a ValueError naming the variable if it does not parse."""
+    try:
+        return spec.parse(text)
+    except ValueError as error:
+        raise ValueError(f"{PREFIX}{spec.env}={text!r}: {error}") from None
 
 
 def names(text: str) -> tuple[str, ...]:

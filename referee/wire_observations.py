@@ -127,7 +127,7 @@ def _field(message: Callable[..., Message], name: str, value: Hashable) -> bytes
     """One field of `message` set to `value` (a tuple for a repeated field), encoded once:
     an observation's head is a join of these, not a message built per request. (A field's
     type is fixed, so `True` and `1` never meet under one name.)"""
-    return message(**{name: list(value) if isinstance(value, tuple) else value}).SerializeToString()
+    return _entry(message, name, list(value) if isinstance(value, tuple) else value)
 
 
 _GOODGE = cards.GoodgeObservation
@@ -173,7 +173,7 @@ def _goodge_detail(obs: goodge.GoodgeObservation) -> bytes:
 
 @cache
 def _goodge_open_trick(leader: int) -> bytes:
-    return _GOODGE(trick=cards.GoodgeTrick(leader=leader, winner=-1)).SerializeToString()
+    return _entry(_GOODGE, "trick", cards.GoodgeTrick(leader=leader, winner=-1))
 
 
 def _goodge_round_end_entry(end: goodge.GoodgeRoundEnd | None) -> bytes:
@@ -213,7 +213,7 @@ def _goodge_round_end_bytes(
         points=points,
         deltas=deltas,
     )
-    return _GOODGE(last_round=end).SerializeToString()
+    return _entry(_GOODGE, "last_round", end)
 
 
 # Golden 10
@@ -277,7 +277,7 @@ def _golden10_detail(obs: golden10.Golden10Observation) -> bytes:
 
 @cache
 def _golden10_open_trick(leader: int) -> bytes:
-    return _GOLDEN10(trick=cards.Golden10Trick(leader=leader, winner=-1)).SerializeToString()
+    return _entry(_GOLDEN10, "trick", cards.Golden10Trick(leader=leader, winner=-1))
 
 
 def _golden10_round_end_entry(end: golden10.Golden10RoundEnd | None) -> bytes:
@@ -308,7 +308,7 @@ def _golden10_round_end_bytes(
         score_change=score_change,
         scores=scores,
     )
-    return _GOLDEN10(last_round=end).SerializeToString()
+    return _entry(_GOLDEN10, "last_round", end)
 
 
 # Goof

@@ -53,7 +53,7 @@ from ladder.records import MatchStatus
 from ladder.store import NotFound, Store, utcnow
 from ladder.web.play_schemas import OpponentOut, PlayGameOut, PlayOut
 from ladder.web.views import WebError
-from ladder.wording import bot_label
+from ladder.wording import bot_label, plural
 
 log = logging.getLogger(__name__)
 
@@ -314,8 +314,8 @@ class Desk:
         if len(opponents) != players - 1:
             raise WebError(
                 422,
-                f"a {players}-player game has {players - 1} opponent"
-                f"{'' if players == 2 else 's'}; {len(opponents)} given",
+                f"a {players}-player game has {plural(players - 1, 'opponent', 'opponents')}; "
+                f"{len(opponents)} given",
             )
         if len(set(opponents)) != len(opponents):
             raise WebError(422, "a bot takes one seat: each opponent once")
@@ -343,8 +343,8 @@ class Desk:
         if self.playing(address) >= self.bounds.per_address:
             raise WebError(
                 429,
-                f"at most {self.bounds.per_address} game{'s' if self.bounds.per_address > 1 else ''}"
-                " at once from one address: finish one first",
+                f"at most {plural(self.bounds.per_address, 'game', 'games')} at once from one "
+                "address: finish one first",
             )
         if self.playing() >= self.bounds.at_once:
             raise WebError(
