@@ -47,6 +47,7 @@ async def relay_cost(url: str, in_flight: int, requests: int, deadline_ms: int) 
     await b.start()
     bot = b.hub.open("relay-cost-bot", in_flight)
     await b.beat()
+    await a.beat()  # a knows b live, as every replica of a running tier does
 
     async def answer() -> None:
         while True:

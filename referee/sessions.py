@@ -9,7 +9,6 @@ that reconnects within the grace period resumes its seats.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 import uuid
 from collections.abc import Callable
@@ -135,7 +134,7 @@ class SessionHub:
         self.on_close: list[Callable[[Session], None]] = []
         self._sessions: dict[str, Session] = {}
         self._absent_since: dict[str, float] = {}
-        self._changed = asyncio.Event()
+        self._changed: asyncio.Future[None] | None = None
 
     def open(
         self, bot_id: str, capacity: int, observation_json: bool = False, credential: str = ""
@@ -187,10 +186,19 @@ class SessionHub:
         since = self._absent_since.setdefault(bot_id, self._clock())
         return self._clock() - since
 
+    def changed(self) -> asyncio.Future[None]:
+        """A future done when a session next opens or closes.
+
+        A future, not an Event: a relayed move waits on it beside its answer with one
+        `asyncio.wait`, with no task to create and cancel per wait.
+        """
+        if self._changed is None or self._changed.done():
+            self._changed = asyncio.get_running_loop().create_future()
+        return self._changed
+
     async def wait_change(self, timeout_s: float) -> None:
         """Sleep until a session opens or closes, or `timeout_s` passes."""
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._changed.wait(), timeout_s)
+        await asyncio.wait((self.changed(),), timeout=timeout_s)
 
     def close_all(self) -> None:
         """End every session (the referee is stopping)."""
@@ -198,8 +206,8 @@ class SessionHub:
             self.close(session)
 
     def _wake(self) -> None:
-        self._changed.set()
-        self._changed = asyncio.Event()
+        if self._changed is not None and not self._changed.done():
+            self._changed.set_result(None)
 
 
 def absence_wait(absent_s: float, grace_s: float, remaining_s: float) -> float:

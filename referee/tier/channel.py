@@ -176,12 +176,10 @@ class RelaySeatChannel:
                     break
                 taken = asked.taken.done()
                 step = min(deadline - now, LIVE_S if taken else RESEND_S)
-                changed = asyncio.ensure_future(self._hub.wait_change(step))
-                waits: set[asyncio.Future[Any]] = {asked.outcome, changed}
+                waits: set[asyncio.Future[Any]] = {asked.outcome, self._hub.changed()}
                 if not taken:
                     waits.add(asked.taken)
-                await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
-                changed.cancel()
+                await asyncio.wait(waits, timeout=step, return_when=asyncio.FIRST_COMPLETED)
                 if asked.outcome.done():
                     break
                 if self._hub.get(self.bot_id) is not None:
