@@ -28,17 +28,27 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from bench import referee
+from bench import referee, relay_cost
+from bench.processes import BenchError, Started, start_redis
 
+START_UP = "start-up (imports)"
 PARTS: tuple[tuple[str, str], ...] = (
     # (part, regular expression on a py-spy frame "function (file:line)"), innermost first
+    (START_UP, r"importlib"),
+    ("redis-py (commands and replies)", r"redis/"),
+    ("the relay (inbox, outgoing queues, messages)", r"referee/tier/relay"),
+    ("the tier's seat channel (following the bot)", r"referee/tier/channel"),
+    ("the tier's registry", r"referee/tier/(registry|replica)"),
     ("metrics", r"prometheus_client/"),
     ("logging", r"logging/"),
     ("store (start and finish of matches)", r"sqlalchemy/|ladder/store|ladder/models"),
     ("operator calls (the bench's StartMatch, GetMatch, GetReplay)", r"RefereeService\.|_replay"),
     ("engine (rules, views, legal actions)", r"games/"),
     ("building the Act (wire)", r"referee/wire_"),
-    ("deadline timers (wait_for, call_later)", r"wait_for \(asyncio|call_later|TimerHandle"),
+    (
+        "waits and deadline timers (wait, wait_for, call_later)",
+        r"wait_for \(asyncio|wait \(asyncio|call_later|TimerHandle",
+    ),
     ("session outbox (asyncio.Queue)", r"asyncio/queues"),
     ("seat channel and session", r"referee/sessions|referee/channels"),
     ("runner", r"referee/runner"),
@@ -47,9 +57,10 @@ PARTS: tuple[tuple[str, str], ...] = (
     ("session stream (service)", r"referee/service"),
     ("threads (to_thread)", r"concurrent/futures"),
     ("the bot's own choice", r"bots/(random_bot|rules|search|racer)"),
+    ("the bench's bot (answers at once)", r"bench/relay_cost"),
     ("the SDK: the typed Turn from the Act", r"bots/observations|turn_from \(bots"),
     ("the SDK: its session (reading, answering)", r"bots/"),
-    ("grpc.aio read and write (callbacks in C)", r"Handle\._run \(asyncio"),
+    ("callbacks in C (grpc.aio's reads and writes, futures)", r"Handle\._run \(asyncio"),
     ("event loop", r"asyncio/|selectors"),
 )
 OUTSIDE_GIL = "outside the GIL (gRPC core threads, system calls)"
@@ -103,18 +114,47 @@ def sampling(raw: Path, rate: int, target: str) -> Iterator[Any]:
                 process.kill()
 
 
-def table(rows: list[dict[str, Any]], figures: dict[str, Any], bot: bool) -> str:
+WHOSE = {
+    "referee": (
+        "the referee's",
+        "referee_cpu_us_per_move",
+        "baseline_server_cpu_us_per_roundtrip",
+    ),
+    "bot": ("one bot's", "bot_cpu_us_per_move", "baseline_client_cpu_us_per_roundtrip"),
+    "relay": ("the relay's (both replicas)", "relay_cpu_us_per_move", None),
+}
+"""Per target: whose CPU, the figure that is its total, and the bare exchange's figure."""
+
+
+def table(rows: list[dict[str, Any]], figures: dict[str, Any], target: str) -> str:
     """The Markdown table of docs/performance.md."""
-    whose, total, bare = (
-        ("one bot's", "bot_cpu_us_per_move", "baseline_client_cpu_us_per_roundtrip")
-        if bot
-        else ("the referee's", "referee_cpu_us_per_move", "baseline_server_cpu_us_per_roundtrip")
-    )
+    whose, total, bare = WHOSE[target]
     lines = ["| part | µs per move | share |", "|---|---:|---:|"]
     lines += [f"| {row['part']} | {row['us_per_move']:.1f} | {row['share']:.1%} |" for row in rows]
     lines.append(f"| **{whose} CPU per move** | **{figures[total]:.1f}** | |")
-    lines.append(f"| the bare exchange (ping-pong, same side) | {figures[bare]:.1f} | |")
+    if bare is not None:
+        lines.append(f"| the bare exchange (ping-pong, same side) | {figures[bare]:.1f} | |")
     return "\n".join(lines)
+
+
+def relay_measure(raw: Path, rate: int, workdir: Path) -> dict[str, Any]:
+    """`bench.relay_cost` under py-spy on a private redis-server; its figures."""
+    spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+    with Started(lambda line: print(line, file=sys.stderr)) as started:
+        url, _pid = start_redis(workdir, started)
+        command = [spy, "record", "--rate", str(rate), "--format", "raw", "--output", str(raw)]
+        command += ["--gil", "--nonblocking", "--", sys.executable, "-m", "bench.relay_cost"]
+        done = subprocess.run(
+            [*command, "--redis", f"{url}/0"], capture_output=True, text=True, check=False
+        )
+    if done.returncode != 0:
+        raise BenchError(f"bench.relay_cost under py-spy exited {done.returncode}:\n{done.stderr}")
+    # py-spy writes its own lines to the same output.
+    line = [line for line in done.stdout.splitlines() if line.startswith("{")][-1]
+    figures: dict[str, Any] = json.loads(line)
+    # The samples cover the warm-up's requests too.
+    figures["moves"] = figures["requests"] + relay_cost.WARM_UP
+    return figures
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -125,21 +165,25 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--table", action="store_true", help="print a Markdown table")
     parser.add_argument(
         "--target",
-        choices=("referee", "bot"),
+        choices=tuple(WHOSE),
         default="referee",
-        help="the process to sample: the referee (default) or one of the Python SDK's bots",
+        help="what to sample: the referee (default), one of the Python SDK's bots, "
+        "or a relayed move (bench.relay_cost, both replicas in one process)",
     )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
-        raw = Path(tmp) / "referee.raw"
-        with sampling(raw, args.rate, args.target) as window:
-            figures = referee.measure(args, window)
+        raw = Path(tmp) / "samples.raw"
+        if args.target == "relay":
+            figures = relay_measure(raw, args.rate, Path(tmp))
+        else:
+            with sampling(raw, args.rate, args.target) as window:
+                figures = referee.measure(args, window)
         samples = read_samples(raw)
-    bot = args.target == "bot"
+    samples.pop(START_UP, None)
     # A bot answers about 1/bots of the moves; bench.referee's bot figure is per move it answered.
-    moves = max(1, figures["moves"]) / (args.bots if bot else 1)
+    moves = max(1, figures["moves"]) / (args.bots if args.target == "bot" else 1)
     sampled_us = {part: count * 1e6 / args.rate / moves for part, count in samples.items()}
-    total_us = figures["bot_cpu_us_per_move" if bot else "referee_cpu_us_per_move"]
+    total_us = figures[WHOSE[args.target][1]]
     outside = max(0.0, total_us - sum(sampled_us.values()))
     rows = [
         {"part": part, "us_per_move": round(us, 1), "share": round(us / total_us, 3)}
@@ -149,7 +193,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     ]
     figures["sampled_us_per_move"] = round(sum(sampled_us.values()), 1)
     if args.table:
-        print(table(rows, figures, bot))
+        print(table(rows, figures, args.target))
         print(json.dumps(figures))
         return
     for row in rows:

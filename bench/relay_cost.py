@@ -3,19 +3,30 @@
 bench.scale's relay_cpu_us_per_move: two tiers in this process on the bench's
 Redis relay requests to a bot that answers at once, so that nothing but the
 relay (and this event loop) spends the CPU measured.
+
+    python -m bench.relay_cost --redis redis://127.0.0.1:6379/9 [--in-flight 32] [--requests 6400]
+
+prints {"relay_cpu_us_per_move", "requests", "in_flight"}; `bench.profile --target
+relay` runs it under py-spy.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import itertools
+import json
 import time
+from collections.abc import Sequence
 from dataclasses import replace
 
 from referee.channels import ActRequest, Answer
 from referee.metrics import RefereeMetrics
 from referee.sessions import SessionHub
 from referee.tier.replica import Tier
+
+WARM_UP = 200
+"""Requests relayed before the measured ones (connections, caches)."""
 
 
 def probe(deadline_ms: int) -> ActRequest:
@@ -66,7 +77,7 @@ async def relay_cost(url: str, in_flight: int, requests: int, deadline_ms: int) 
             await channel.act(request, 10.0)
 
     try:
-        await asker(200)  # warm-up: connections, scripts, caches
+        await asker(WARM_UP)
         started = time.process_time()
         await asyncio.gather(*(asker(requests // in_flight) for _ in range(in_flight)))
         used = time.process_time() - started
@@ -76,3 +87,21 @@ async def relay_cost(url: str, in_flight: int, requests: int, deadline_ms: int) 
         await a.close()
         await b.close()
     return used * 1e6 / (requests // in_flight * in_flight)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Measure once and print the JSON line."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--redis", required=True, help="the Redis URL, with a database number")
+    parser.add_argument("--in-flight", type=int, default=32, help="requests at once (32)")
+    parser.add_argument("--requests", type=int, default=6400, help="requests measured (6400)")
+    parser.add_argument("--deadline-ms", type=int, default=2000, help="a move's deadline (2000)")
+    args = parser.parse_args(argv)
+    used = asyncio.run(relay_cost(args.redis, args.in_flight, args.requests, args.deadline_ms))
+    measured = args.requests // args.in_flight * args.in_flight
+    line = {"relay_cpu_us_per_move": round(used, 1), "requests": measured}
+    print(json.dumps({**line, "in_flight": args.in_flight}))
+
+
+if __name__ == "__main__":
+    main()

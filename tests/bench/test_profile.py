@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bench.profile import OTHER, part_of, read_samples
+from bench.profile import OTHER, START_UP, part_of, read_samples
 
 RUN_ONCE = "BaseEventLoop._run_once (asyncio/base_events.py:1922)"
 HANDLE = "Handle._run (asyncio/events.py:80)"
@@ -19,7 +19,7 @@ def test_the_innermost_named_frame_takes_the_sample() -> None:
     assert part_of([RUN_ONCE, HANDLE, ASK]) == "runner"
     # A library frame below ours counts in our part that called it.
     assert part_of([RUN_ONCE, HANDLE, WIRE, DUMPS]) == "building the Act (wire)"
-    assert part_of([RUN_ONCE, HANDLE]).startswith("grpc.aio")
+    assert part_of([RUN_ONCE, HANDLE]).startswith("callbacks in C")
     assert part_of(["main (x.py:1)"]) == OTHER
 
 
@@ -33,3 +33,15 @@ def test_raw_samples_are_summed_per_part(tmp_path: Path) -> None:
     samples = read_samples(raw)
     assert samples["runner"] == 7
     assert sum(samples.values()) == 9
+
+
+def test_a_relayed_move_is_split_into_redis_the_relay_and_the_channel() -> None:
+    read = "Relay._read (referee/tier/relay.py:354)"
+    command = "Redis.execute_command (redis/asyncio/client.py:610)"
+    relayed = "RelaySeatChannel._relayed (referee/tier/channel.py:180)"
+    wait = "wait (asyncio/tasks.py:427)"
+    assert part_of([RUN_ONCE, HANDLE, read, command]).startswith("redis-py")
+    assert part_of([RUN_ONCE, HANDLE, read]).startswith("the relay")
+    assert part_of([RUN_ONCE, HANDLE, relayed]).startswith("the tier's seat channel")
+    assert part_of([RUN_ONCE, HANDLE, relayed, wait]).startswith("waits and deadline timers")
+    assert part_of([RUN_ONCE, "_find_and_load (<frozen importlib._bootstrap>:1176)"]) == START_UP
