@@ -26,7 +26,6 @@ import asyncio
 import time
 from collections.abc import Callable, Sequence
 from enum import Enum
-from typing import Any
 
 from redis.exceptions import RedisError
 
@@ -174,11 +173,10 @@ class RelaySeatChannel:
                 if now >= deadline:
                     await self._verdict(asked, deadline)
                     break
-                taken = asked.taken.done()
-                step = min(deadline - now, LIVE_S if taken else RESEND_S)
-                waits: set[asyncio.Future[Any]] = {asked.outcome, self._hub.changed()}
-                if not taken:
-                    waits.add(asked.taken)
+                step = min(deadline - now, LIVE_S if asked.taken.done() else RESEND_S)
+                # Not woken by the acknowledgement alone: it matters only at the resend's
+                # time, and is looked at then (one wait a move, not two).
+                waits = (asked.outcome, self._hub.changed())
                 await asyncio.wait(waits, timeout=step, return_when=asyncio.FIRST_COMPLETED)
                 if asked.outcome.done():
                     break

@@ -40,7 +40,7 @@ import contextlib
 import logging
 import time
 import uuid
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -197,6 +197,9 @@ class Relay:
         self._asked: dict[str, Asked] = {}
         self._held: dict[tuple[str, str], Held] = {}
         """The requests taken here, by (asking replica, request id)."""
+        self._keeping: deque[tuple[float, tuple[str, str], Held]] = deque()
+        """Settled requests in the order they are to be forgotten (each KEEP_S after it
+        was settled): swept as requests come, not a 30-second timer per relayed move."""
         self._calls: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._handlers: dict[str, Handler] = {}
         self.on_ended: list[Callable[[str], None]] = []
@@ -449,6 +452,7 @@ class Relay:
     def _forward(self, asker: str, session: Session, request: ActRequest, timeout_s: float) -> None:
         request_id = request.request_id
         key = (asker, request_id)
+        self._forget_kept()
         held = self._held[key] = Held(session.bot_id)
         self._forwarded.inc()
         started = self._clock()
@@ -474,7 +478,7 @@ class Relay:
                     action=answer.action,
                     bot_s=self._clock() - started,
                 )
-            loop.call_later(KEEP_S, self._drop, key, held)
+            self._keeping.append((self._clock() + KEEP_S, key, held))
 
         future.add_done_callback(back)
 
@@ -486,9 +490,12 @@ class Relay:
         elif held.reply is not None:
             self._push(message["from"], held.reply)
 
-    def _drop(self, key: tuple[str, str], held: Held) -> None:
-        if self._held.get(key) is held:
-            del self._held[key]
+    def _forget_kept(self) -> None:
+        now = self._clock()
+        while self._keeping and self._keeping[0][0] <= now:
+            _, key, held = self._keeping.popleft()
+            if self._held.get(key) is held:
+                del self._held[key]
 
     @staticmethod
     def _expire(session: Session, request_id: str) -> None:
