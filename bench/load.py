@@ -9,9 +9,10 @@ The bots are `random` bots, `--bots-per-process` of them in each of several
 matches (Golden 10, 4 players, `--rounds` rounds) are played in `--waves`
 waves of `--matches` at once; in each wave every bot sits in one match.
 moves_per_s and p99_move_ms (Act sent to answer received, as the referee
-timed it) come from the stored replays; referee_rss_mb is the referee's
-peak resident memory (VmHWM), referee_cpu_us_per_move its CPU over the
-waves per move played; lost counts matches started but not
+timed it) come from the stored replays, read once the waves are over (building
+them would stall the moves measured); referee_rss_mb is the referee's peak
+resident memory (VmHWM), referee_cpu_us_per_move its CPU over the waves per
+move played; lost counts matches started but not
 finished; double_counted counts matches the store holds more games of than
 were played (a match played twice).
 
@@ -25,6 +26,8 @@ import asyncio
 import json
 import tempfile
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -51,10 +54,16 @@ def peak_rss_mb(pid: int) -> float:
 
 
 async def play(
-    address: str, bot_ids: list[str], matches: int, waves: int, rounds: int
+    address: str,
+    bot_ids: list[str],
+    matches: int,
+    waves: int,
+    rounds: int,
+    cpu: Callable[[], float],
 ) -> dict[str, Any]:
-    """Play the waves; counts, latencies and the time taken."""
+    """Play the waves; counts, latencies, the time taken and `cpu()`'s rise over the waves."""
     latencies: list[float] = []
+    done: list[str] = []
     started = finished = 0
     peak = 0
     running = 0
@@ -94,22 +103,27 @@ async def play(
             if match.status != "finished":
                 return
             finished += 1
+            done.append(match_id)
+
+        start, cpu_start = time.monotonic(), cpu()
+        for wave in range(waves):
+            await asyncio.gather(*(one(wave, slot) for slot in range(matches)))
+        elapsed, cpu_used = time.monotonic() - start, cpu() - cpu_start
+        # Read after the waves: building replays is not the load measured, and would
+        # stall the moves it measures.
+        for match_id in done:
             replay = await stub.GetReplay(pb.GetMatchRequest(match_id=match_id), timeout=60)
             for game in replay.games:
                 for event in json.loads(game.events_json):
                     if event["type"] == "action" and event.get("ms") is not None:
                         latencies.append(float(event["ms"]))
-
-        start = time.monotonic()
-        for wave in range(waves):
-            await asyncio.gather(*(one(wave, slot) for slot in range(matches)))
-        elapsed = time.monotonic() - start
     latencies.sort()
     return {
         "started": started,
         "finished": finished,
         "peak_running": peak,
         "elapsed_s": elapsed,
+        "cpu_s": cpu_used,
         "moves": len(latencies),
         "p99_ms": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
         if latencies
@@ -172,9 +186,17 @@ def main() -> None:
             bots.append(start_multibot(address, share, workdir, number))
             started.append(bots[-1])
         asyncio.run(wait_connected(address, bot_ids, bots, 120))
-        referee_cpu = cpu_seconds(referee.pid)
-        measured = asyncio.run(play(address, bot_ids, args.matches, args.waves, args.rounds))
-        referee_cpu = cpu_seconds(referee.pid) - referee_cpu
+        measured = asyncio.run(
+            play(
+                address,
+                bot_ids,
+                args.matches,
+                args.waves,
+                args.rounds,
+                partial(cpu_seconds, referee.pid),
+            )
+        )
+        referee_cpu = measured["cpu_s"]
         rss = peak_rss_mb(referee.pid)
         doubled = double_counted(database_url)
     elapsed = measured["elapsed_s"]
