@@ -89,18 +89,24 @@ def read_samples(raw: Path) -> Counter[str]:
     return samples
 
 
+def record(raw: Path, rate: int) -> list[str]:
+    """py-spy sampling GIL-holding stacks without pausing the target, raw, into `raw`
+    (the target, `--pid` or `-- command`, follows)."""
+    spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+    options = ["--rate", str(rate), "--format", "raw", "--output", str(raw)]
+    return [spy, "record", *options, "--gil", "--nonblocking"]
+
+
 @contextmanager
 def sampling(raw: Path, rate: int, target: str) -> Iterator[Any]:
     """A window (`bench.referee.Window`) in which py-spy samples the referee, or with
     `target` "bot" the first bot."""
-    spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
     started: list[subprocess.Popen[bytes]] = []
 
     @contextmanager
     def window(referee_pid: int, bot_pid: int) -> Iterator[None]:
         pid = bot_pid if target == "bot" else referee_pid
-        command = [spy, "record", "--pid", str(pid), "--rate", str(rate), "--format", "raw"]
-        command += ["--output", str(raw), "--gil", "--nonblocking"]
+        command = [*record(raw, rate), "--pid", str(pid)]
         started.append(subprocess.Popen(command, stdout=subprocess.DEVNULL))
         yield
         started[-1].send_signal(2)  # py-spy writes its output on SIGINT
@@ -139,11 +145,9 @@ def table(rows: list[dict[str, Any]], figures: dict[str, Any], target: str) -> s
 
 def relay_measure(raw: Path, rate: int, workdir: Path) -> dict[str, Any]:
     """`bench.relay_cost` under py-spy on a private redis-server; its figures."""
-    spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
     with Started(lambda line: print(line, file=sys.stderr)) as started:
         url, _pid = start_redis(workdir, started)
-        command = [spy, "record", "--rate", str(rate), "--format", "raw", "--output", str(raw)]
-        command += ["--gil", "--nonblocking", "--", sys.executable, "-m", "bench.relay_cost"]
+        command = [*record(raw, rate), "--", sys.executable, "-m", "bench.relay_cost"]
         done = subprocess.run(
             [*command, "--redis", f"{url}/0"], capture_output=True, text=True, check=False
         )

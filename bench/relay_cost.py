@@ -29,6 +29,11 @@ WARM_UP = 200
 """Requests relayed before the measured ones (connections, caches)."""
 
 
+def measured(requests: int, in_flight: int) -> int:
+    """The requests measured: whole rounds of `in_flight` at once."""
+    return requests // in_flight * in_flight
+
+
 def probe(deadline_ms: int) -> ActRequest:
     """A relayed request of a Golden 10 move's size, with a move's deadline of `deadline_ms`."""
     return ActRequest(
@@ -86,7 +91,7 @@ async def relay_cost(url: str, in_flight: int, requests: int, deadline_ms: int) 
         b.hub.close_all()
         await a.close()
         await b.close()
-    return used * 1e6 / (requests // in_flight * in_flight)
+    return used * 1e6 / measured(requests, in_flight)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -98,9 +103,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--deadline-ms", type=int, default=2000, help="a move's deadline (2000)")
     args = parser.parse_args(argv)
     used = asyncio.run(relay_cost(args.redis, args.in_flight, args.requests, args.deadline_ms))
-    measured = args.requests // args.in_flight * args.in_flight
-    line = {"relay_cpu_us_per_move": round(used, 1), "requests": measured}
-    print(json.dumps({**line, "in_flight": args.in_flight}))
+    line = {
+        "relay_cpu_us_per_move": round(used, 1),
+        "requests": measured(args.requests, args.in_flight),
+        "in_flight": args.in_flight,
+    }
+    print(json.dumps(line))
 
 
 if __name__ == "__main__":
