@@ -103,7 +103,11 @@ class LadderFit:
 
 
 def fit_ladder(
-    n_bots: int, rankings: Sequence[Ranking], *, prior_sd: float = FIELD_SD
+    n_bots: int,
+    rankings: Sequence[Ranking],
+    *,
+    prior_sd: float = FIELD_SD,
+    offsets: Sequence[Sequence[float]] | None = None,
 ) -> LadderFit:
     """The posterior mode of each bot's rating from all the ladder's games, and its error.
 
@@ -117,6 +121,11 @@ def fit_ladder(
     sum-zero subspace, so it is the doubt about a bot's rating relative to
     the field's mean. Games are taken as independent: the seat rotations of
     a duplicate deal share their luck, which the errors do not see.
+
+    `offsets`, per game and entry of its ranking, are advantages known apart
+    from the bots (nats added to the entry's strength in that game); a real
+    ladder knows none, and `bench.ladder_sim` gives its deals' luck to show
+    what knowing it would be worth.
     """
     if n_bots < 0:
         raise ValueError("n_bots must not be negative")
@@ -124,9 +133,9 @@ def fit_ladder(
         raise ValueError("prior_sd must be positive")
     if n_bots < 2:
         # One bot is its own field: it sits at the centre with no doubt.
-        games = _stages(n_bots, rankings).games
+        games = _stages(n_bots, rankings, offsets).games
         return LadderFit(tuple(LadderRating(ELO_START, 0.0, count) for count in games), True)
-    fit = _optimum(n_bots, rankings, (ELO_PER_NAT / prior_sd) ** 2)
+    fit = _optimum(n_bots, rankings, (ELO_PER_NAT / prior_sd) ** 2, offsets)
     games = fit.stages.games
     covariance = fit.basis @ fit.inverse @ fit.basis.T
     se = np.sqrt(np.clip(np.diag(covariance), 0.0, None)) * ELO_PER_NAT

@@ -7,6 +7,7 @@ cluster for the jackknife (`ladder.intervals`); which items the games measure
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -36,10 +37,12 @@ class _Stages:
 
         log L = sum_i wins_i * theta_i - sum_s |D_s| * log sum_{j in R_s} exp(theta_j)
 
-    where wins_i counts the stages item i was picked at.
+    where wins_i counts the stages item i was picked at. With offsets o_sj (an
+    entry's advantage in its game), exp(theta_j) becomes exp(o_sj) exp(theta_j)
+    and log L gains the constant sum of the picked entries' offsets, left out.
     """
 
-    remaining: Any  # scipy.sparse CSR array, stages x items, 1 where j in R_s
+    remaining: Any  # scipy.sparse CSR array, stages x items, exp(o_sj) where j in R_s
     picked: FloatArray  # |D_s| per stage
     wins: FloatArray  # per item
     games: list[int]  # per item
@@ -57,9 +60,17 @@ def _validate_game(n_items: int, game: Ranking) -> None:
         seen.add(item)
 
 
-def _stages(n_items: int, rankings: Sequence[Ranking]) -> _Stages:
+def _stages(
+    n_items: int, rankings: Sequence[Ranking], offsets: Sequence[Sequence[float]] | None = None
+) -> _Stages:
+    """The stages of `rankings`; with `offsets` (per game, one per entry of its ranking, in
+    nats), each entry's strength in that game is its item's plus its offset: the
+    weights exp(offset) stand in `remaining` where a plain fit has 1."""
+    if offsets is not None and len(offsets) != len(rankings):
+        raise ValueError("offsets must have one row per game")
     rows: list[int] = []
     cols: list[int] = []
+    weights: list[float] = []
     chosen_rows: list[int] = []
     chosen_cols: list[int] = []
     game_of: list[int] = []
@@ -72,6 +83,13 @@ def _stages(n_items: int, rankings: Sequence[Ranking]) -> _Stages:
             continue
         for item, _rank in game:
             games[item] += 1
+        shift = dict.fromkeys((item for item, _rank in game), 0.0)
+        if offsets is not None:
+            if len(offsets[number]) != len(game):
+                raise ValueError(f"game {number} needs one offset per entry")
+            shift = {
+                item: float(offset) for (item, _), offset in zip(game, offsets[number], strict=True)
+            }
         ordered = sorted(game, key=lambda pair: pair[1])
         start = 0
         while start < len(ordered):
@@ -84,6 +102,7 @@ def _stages(n_items: int, rankings: Sequence[Ranking]) -> _Stages:
                 for item, _rank in ordered[start:]:
                     rows.append(stage)
                     cols.append(item)
+                    weights.append(math.exp(shift[item]))
                 for item, _rank in ordered[start:end]:
                     wins[item] += 1.0
                     chosen_rows.append(stage)
@@ -92,7 +111,7 @@ def _stages(n_items: int, rankings: Sequence[Ranking]) -> _Stages:
                 game_of.append(number)
             start = end
     remaining = scipy.sparse.csr_array(
-        (np.ones(len(rows)), (np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64))),
+        (np.array(weights), (np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64))),
         shape=(len(picked), n_items),
     )
     chosen = scipy.sparse.csr_array(
@@ -247,9 +266,14 @@ class _Optimum:
     converged: bool
 
 
-def _optimum(n_items: int, rankings: Sequence[Ranking], ridge: float) -> _Optimum:
+def _optimum(
+    n_items: int,
+    rankings: Sequence[Ranking],
+    ridge: float,
+    offsets: Sequence[Sequence[float]] | None = None,
+) -> _Optimum:
     """Fit `n_items` >= 2 items whose comparison graph is strongly connected."""
-    stages = _stages(n_items, rankings)
+    stages = _stages(n_items, rankings, offsets)
     basis: FloatArray = scipy.linalg.null_space(np.ones((1, n_items)))
 
     def objective(phi: FloatArray) -> tuple[float, FloatArray]:

@@ -90,3 +90,20 @@ def test_small_fields_and_bad_input() -> None:
         fit_ladder(-1, [])
     with pytest.raises(ValueError, match="positive"):
         fit_ladder(2, [], prior_sd=0.0)
+
+
+def test_known_offsets_take_the_advantage_out_of_the_games() -> None:
+    games = games_of([-100.0, 0.0, 50.0, 100.0, 0.0], 300, 3, seed=4)
+    plain = fit_ladder(5, games)
+    # An advantage every entry of a game shares says nothing about who is better.
+    level = fit_ladder(5, games, offsets=[[0.7] * len(game) for game in games])
+    for a, b in zip(plain.bots, level.bots, strict=True):
+        assert (b.rating, b.se) == (pytest.approx(a.rating), pytest.approx(a.se))
+    # Bot 0 sat in an advantaged seat in every game: knowing it, the fit rates it lower.
+    favoured = [[1.0 if bot == 0 else 0.0 for bot, _ in game] for game in games]
+    lucky = fit_ladder(5, games, offsets=favoured)
+    assert lucky.ratings[0] < plain.ratings[0] - 100.0
+    with pytest.raises(ValueError, match="one row per game"):
+        fit_ladder(5, games, offsets=favoured[:-1])
+    with pytest.raises(ValueError, match="one offset per entry"):
+        fit_ladder(5, games, offsets=[[0.0], *favoured[1:]])
