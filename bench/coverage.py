@@ -65,22 +65,38 @@ FULL_DATA_DEALS = 5000
 """Deals whose fit stands for the truth (`full_data_strengths`)."""
 
 
+LuckyGame = tuple[Ranking, tuple[float, ...]]
+"""A game and the luck of the deal each of its ranking's entries had, in the same order."""
+
+
+def lucky_deal(
+    rng: np.random.Generator, theta: FloatArray, entrants: Sequence[int], luck: float
+) -> list[LuckyGame]:
+    """One duplicate deal among `entrants`: one game per rotation of the seats, each with
+    the advantage its seats gave to who sat there (what a real table never shows)."""
+    players = len(entrants)
+    seat_luck = rng.normal(0.0, luck, size=players)
+    games: list[LuckyGame] = []
+    for shift in range(players):
+        had = [float(seat_luck[(place + shift) % players]) for place in range(players)]
+        noisy = [
+            theta[entrant] + had[place] + rng.gumbel() for place, entrant in enumerate(entrants)
+        ]
+        order = [int(place) for place in np.argsort(noisy)[::-1]]
+        games.append(
+            (
+                [(entrants[place], rank + 1) for rank, place in enumerate(order)],
+                tuple(had[place] for place in order),
+            )
+        )
+    return games
+
+
 def simulate_deal(
     rng: np.random.Generator, theta: FloatArray, entrants: Sequence[int], luck: float
 ) -> list[Ranking]:
     """One duplicate deal among `entrants`: one ranking per rotation of the seats."""
-    players = len(entrants)
-    seat_luck = rng.normal(0.0, luck, size=players)
-    games: list[Ranking] = []
-    for shift in range(players):
-        seat_of = [(place + shift) % players for place in range(players)]
-        noisy = [
-            theta[entrant] + seat_luck[seat_of[place]] + rng.gumbel()
-            for place, entrant in enumerate(entrants)
-        ]
-        order = np.argsort(noisy)[::-1]
-        games.append([(entrants[int(place)], rank + 1) for rank, place in enumerate(order)])
-    return games
+    return [game for game, _ in lucky_deal(rng, theta, entrants, luck)]
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,13 @@ Policies:
   no drift (the bots' strengths are fixed); each one's performance noise is
   set so that its win chance between two certain ratings follows the Elo
   curve.
+* "known_luck": not a policy a ladder can have, but its ceiling: "new"'s
+  matchmaking fed by a fit that knows every deal's luck exactly (each game's
+  seat advantages as offsets of the fit, `ladder.ladder_fit.fit_ladder`),
+  on its own games. No way of taking the luck of the deal out (duplicate
+  deals shared by many tables, the house's own bots playing each deal
+  again) can do better than this; its "mae_elo" is against the true
+  ratings, not flattened ones.
 
 Measures, at each budget, of the standings (ratings) against the truth:
 
@@ -64,7 +71,7 @@ median over the fields, a field not clear within `bench.swiss_sim.CAP_ROUNDS`
 rounds counting as never (null when half of them or more are never).
 
     python -m bench.ladder_sim [--bots 128] [--seats 4] [--budgets 5,10,20,40]
-        [--runs 16] [--seed 1] [--policies today,today_fit,new,trueskill,openskill]
+        [--runs 16] [--seed 1] [--policies today,today_fit,new,trueskill,openskill,known_luck]
         [--swiss-runs 10] [--swiss-bots 64]
 """
 
@@ -91,19 +98,17 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 import scipy.stats  # type: ignore[import-untyped]
-import trueskill  # type: ignore[import-untyped]
-from openskill.models import PlackettLuce, PlackettLuceRating
 
 from bench import swiss_sim
-from bench.coverage import DEFAULT_LUCK, simulate_deal
+from bench.coverage import DEFAULT_LUCK, LuckyGame, lucky_deal
+from bench.ladder_raters import EloRater, FitRater, OpenSkillRater, Rater, TrueSkillRater
 from ladder import matchmaking
-from ladder.elo import ELO_PER_NAT, ELO_START, Ranking, elo_update
-from ladder.ladder_fit import FIELD_SD, LadderFit, fit_ladder
+from ladder.elo import ELO_PER_NAT, ELO_START, Ranking
 from ladder.plackett_luce import plackett_luce
 
 FloatArray = npt.NDArray[np.float64]
 
-POLICIES = ("today", "today_fit", "new", "trueskill", "openskill")
+POLICIES = ("today", "today_fit", "new", "trueskill", "openskill", "known_luck")
 SPREAD = 300.0
 """The true ratings' standard deviation (Elo): a field from near-random bots to the best,
 as the reference bots' tables in docs/bots.md span (random 500 to 1000 Elo below the
@@ -147,9 +152,9 @@ def draw_field(rng: np.random.Generator, bots: int, spread: float) -> Field:
 
 def play_table(
     rng: np.random.Generator, field: Field, table: Sequence[int], luck: float, duplicate: bool
-) -> list[Ranking]:
+) -> list[LuckyGame]:
     """The games of one table: one deal, in every rotation of its seats if `duplicate`."""
-    games = simulate_deal(rng, field.theta, table, luck)
+    games = lucky_deal(rng, field.theta, table, luck)
     return games if duplicate else games[:1]
 
 
@@ -160,7 +165,7 @@ def random_games(
     games: list[Ranking] = []
     while len(games) < count:
         table = [int(bot) for bot in rng.choice(len(field.elo), size=seats, replace=False)]
-        games += play_table(rng, field, table, luck, duplicate)
+        games += [game for game, _ in play_table(rng, field, table, luck, duplicate)]
     return games
 
 
@@ -174,105 +179,6 @@ def luck_scale(
     fitted = np.array(plackett_luce(len(field.elo), games, prior_sd=None).ratings)
     truth = field.elo - field.elo.mean()
     return float(truth @ (fitted - fitted.mean()) / (truth @ truth))
-
-
-class EloRater:
-    """The live Elo of `ladder.elo`, every bot starting at 1500."""
-
-    def __init__(self, bots: int) -> None:
-        self.elo = np.full(bots, ELO_START)
-        self.games = [0] * bots
-
-    def rate(self, game: Ranking) -> None:
-        bots = [bot for bot, _ in game]
-        deltas = elo_update(
-            [float(self.elo[bot]) for bot in bots],
-            [rank for _, rank in game],
-            [self.games[bot] for bot in bots],
-        )
-        for bot, delta in zip(bots, deltas, strict=True):
-            self.elo[bot] += delta
-            self.games[bot] += 1
-
-    def standings(self) -> FloatArray:
-        return self.elo
-
-
-class FitRater:
-    """`ladder.ladder_fit.fit_ladder` of every game so far, refitted when asked after new
-    games, each fit's prior the spread the fit before it found."""
-
-    def __init__(self, bots: int) -> None:
-        self.bots = bots
-        self.games: list[Ranking] = []
-        self.last: LadderFit | None = None
-        self.prior_sd = FIELD_SD
-
-    def rate(self, game: Ranking) -> None:
-        self.games.append(game)
-        self.last = None
-
-    def fit(self) -> LadderFit:
-        if self.last is None:
-            self.last = fit_ladder(self.bots, self.games, prior_sd=self.prior_sd)
-            self.prior_sd = self.last.field_sd
-        return self.last
-
-    def standings(self) -> FloatArray:
-        return np.array(self.fit().ratings)
-
-
-class TrueSkillRater:
-    """TrueSkill (the `trueskill` package) on the Elo scale.
-
-    Its performance noise beta is set so that two certain ratings D apart
-    win as the Elo curve says: Phi(D / (sqrt(2) beta)) is about
-    1/(1 + 10^(-D/400)) when sqrt(2) beta = 1.702 * 400/ln 10.
-    """
-
-    BETA = 1.702 * ELO_PER_NAT / math.sqrt(2.0)
-
-    def __init__(self, bots: int) -> None:
-        self.env = trueskill.TrueSkill(
-            mu=ELO_START, sigma=FIELD_SD, beta=self.BETA, tau=0.0, draw_probability=0.0
-        )
-        self.ratings = [self.env.create_rating() for _ in range(bots)]
-
-    def rate(self, game: Ranking) -> None:
-        groups = [(self.ratings[bot],) for bot, _ in game]
-        rated = self.env.rate(groups, ranks=[rank for _, rank in game])
-        for (bot, _), (rating,) in zip(game, rated, strict=True):
-            self.ratings[bot] = rating
-
-    def standings(self) -> FloatArray:
-        return np.array([float(rating.mu) for rating in self.ratings])
-
-
-class OpenSkillRater:
-    """OpenSkill's Plackett-Luce model (Weng and Lin) on the Elo scale.
-
-    Its strengths are exp(mu / c), c = sqrt(sum over the table of
-    sigma^2 + beta^2); beta = (400/ln 10) / sqrt(seats) makes c the Elo scale's
-    400/ln 10 once the ratings are certain.
-    """
-
-    def __init__(self, bots: int, seats: int) -> None:
-        self.model = PlackettLuce(
-            mu=ELO_START, sigma=FIELD_SD, beta=ELO_PER_NAT / math.sqrt(seats), tau=0.0
-        )
-        self.ratings: list[PlackettLuceRating] = [self.model.rating() for _ in range(bots)]
-
-    def rate(self, game: Ranking) -> None:
-        teams = [[self.ratings[bot]] for bot, _ in game]
-        rated = self.model.rate(teams, ranks=[float(rank) for _, rank in game])
-        for (bot, _), (rating,) in zip(game, rated, strict=True):
-            self.ratings[bot] = rating
-
-    def standings(self) -> FloatArray:
-        return np.array([rating.mu for rating in self.ratings])
-
-
-Rater = EloRater | FitRater | TrueSkillRater | OpenSkillRater
 
 
 @dataclass
@@ -409,9 +315,9 @@ def play_ladder(
         free = [bot for bot in range(bots) if online_rng.random() < settings.online]
         tables = pairing(free, now, ladder)
         for table in tables:
-            for game in play_table(game_rng, field, table, settings.luck, settings.duplicate):
+            for game, luck in play_table(game_rng, field, table, settings.luck, settings.duplicate):
                 for rater in raters.values():
-                    rater.rate(game)
+                    rater.rate(game, luck)
                 played += 1
             for bot in table:
                 ladder.games[bot] += 1
@@ -453,6 +359,11 @@ def run(
             new["openskill"] = OpenSkillRater(settings.bots, settings.seats)
         pairing = new_pairing(settings.seats, random.Random(f"new:{seed}:{number}"), fit, field)
         results |= play_ladder(settings, field, scale, pairing, new, (seed, number))
+    if "known_luck" in policies:
+        known = FitRater(settings.bots, knows_luck=True)
+        pairing = new_pairing(settings.seats, random.Random(f"new:{seed}:{number}"), known, field)
+        # Knowing the luck, the fit is not flattened by it: its truth is the true ratings.
+        results |= play_ladder(settings, field, 1.0, pairing, {"known_luck": known}, (seed, number))
     return results
 
 

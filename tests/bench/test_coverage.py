@@ -1,9 +1,11 @@
-"""bench.coverage, small: the intervals hold at few deals, where the normal quantile did not."""
+"""bench.coverage, small: the intervals hold at few deals, where the normal quantile did not;
+a deal's games tell the luck each entry had."""
 
 from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from bench import coverage
@@ -28,3 +30,17 @@ def test_few_deals_keep_their_coverage(capsys: pytest.CaptureFixture[str]) -> No
     # At three deals three of the five entrants play in only two: their own
     # degrees of freedom widen what t on deals - 1 left short (92% at 1000 simulations).
     assert lines[3]["coverage"] > lines[3]["common_df_coverage"], lines[3]
+
+
+def test_a_deal_gives_every_entrant_every_seat_s_luck_once() -> None:
+    games = coverage.lucky_deal(np.random.default_rng(3), np.zeros(6), [5, 1, 3, 0], 0.8)
+    assert len(games) == 4
+    had: dict[int, list[float]] = {}
+    for ranking, luck in games:
+        assert sorted(bot for bot, _ in ranking) == [0, 1, 3, 5]
+        assert len(luck) == 4
+        for (bot, _), advantage in zip(ranking, luck, strict=True):
+            had.setdefault(bot, []).append(advantage)
+    seats = sorted(had[5])
+    assert all(sorted(advantages) == seats for advantages in had.values())
+    assert len(set(seats)) == 4
