@@ -7,7 +7,6 @@ cluster for the jackknife (`ladder.intervals`); which items the games measure
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -70,7 +69,7 @@ def _stages(
         raise ValueError("offsets must have one row per game")
     rows: list[int] = []
     cols: list[int] = []
-    weights: list[float] = []
+    exponents: list[float] = []
     chosen_rows: list[int] = []
     chosen_cols: list[int] = []
     game_of: list[int] = []
@@ -83,11 +82,11 @@ def _stages(
             continue
         for item, _rank in game:
             games[item] += 1
-        shift = dict.fromkeys((item for item, _rank in game), 0.0)
+        offset_of: dict[int, float] = {}
         if offsets is not None:
             if len(offsets[number]) != len(game):
                 raise ValueError(f"game {number} needs one offset per entry")
-            shift = {
+            offset_of = {
                 item: float(offset) for (item, _), offset in zip(game, offsets[number], strict=True)
             }
         ordered = sorted(game, key=lambda pair: pair[1])
@@ -102,7 +101,7 @@ def _stages(
                 for item, _rank in ordered[start:]:
                     rows.append(stage)
                     cols.append(item)
-                    weights.append(math.exp(shift[item]))
+                    exponents.append(offset_of.get(item, 0.0))
                 for item, _rank in ordered[start:end]:
                     wins[item] += 1.0
                     chosen_rows.append(stage)
@@ -111,7 +110,10 @@ def _stages(
                 game_of.append(number)
             start = end
     remaining = scipy.sparse.csr_array(
-        (np.array(weights), (np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64))),
+        (
+            np.exp(np.array(exponents)),
+            (np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64)),
+        ),
         shape=(len(picked), n_items),
     )
     chosen = scipy.sparse.csr_array(

@@ -44,3 +44,9 @@ def test_a_deal_gives_every_entrant_every_seat_s_luck_once() -> None:
     seats = sorted(had[5])
     assert all(sorted(advantages) == seats for advantages in had.values())
     assert len(set(seats)) == 4
+    # Luck far above the game's own noise decides the order: each game's luck, read in
+    # its ranking's order, falls.
+    for _ranking, luck in coverage.lucky_deal(
+        np.random.default_rng(4), np.zeros(6), [5, 1, 3, 0], 50.0
+    ):
+        assert list(luck) == sorted(luck, reverse=True)
