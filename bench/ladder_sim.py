@@ -3,7 +3,8 @@
 Prints one JSON line per policy and budget, {"policy", "games_per_bot",
 "kendall_tau", "top10_share", "mae_elo", "games_to_best", "fewest_games",
 "runs"}; then one per tournament format (`bench.swiss_sim`), {"format", "bots",
-"games_per_bot_to_clear", "runs"}; then a last line {"runtime_s"}.
+"order_rounds", "kendall_tau", "top10_share", "games_per_bot_to_clear", "runs"}; then
+a last line {"runtime_s"}.
 
 The field: `--bots` bots whose true ratings are drawn normal around 1500,
 `--spread` Elo apart (standard deviation), the best `NEAR_TIES` then set
@@ -64,10 +65,12 @@ as never, so null when it is in half the runs or more).
 
 Tournaments (the issue's question for a large field): over `--swiss-runs`
 fields of `--swiss-bots` bots (default `bench.swiss_sim.BOTS`, a multiple of
-`--seats`) at `--seats`, how many games per bot
-the Swiss format and the balanced round robin play until the true best bot's
-95% interval in the tournament table is clear of the true second's: the
-median over the fields, a field not clear within `bench.swiss_sim.CAP_ROUNDS`
+`--seats`) at `--seats`, the Swiss format and the balanced round robin: how
+well the tournament table orders the field after `order_rounds`
+(`bench.swiss_sim.ORDER_ROUNDS`) rounds ("kendall_tau", "top10_share", means
+over the fields), and how many games per bot they play until the true best
+bot's 95% interval in the table is clear of the true second's: the median
+over the fields, a field not clear within `bench.swiss_sim.CAP_ROUNDS`
 rounds counting as never (null when half of them or more are never).
 
     python -m bench.ladder_sim [--bots 128] [--seats 4] [--budgets 5,10,20,40]
@@ -97,11 +100,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-import scipy.stats  # type: ignore[import-untyped]
 
 from bench import swiss_sim
 from bench.coverage import DEFAULT_LUCK, LuckyGame, lucky_deal
 from bench.ladder_raters import EloRater, FitRater, OpenSkillRater, Rater, TrueSkillRater
+from bench.order_measures import kendall_tau, top_share
 from ladder import matchmaking
 from ladder.elo import ELO_PER_NAT, ELO_START, Ranking
 from ladder.plackett_luce import plackett_luce
@@ -245,15 +248,16 @@ def measure(
     standings: FloatArray, field: Field, scale: float, best_since: float | None, games: list[int]
 ) -> Checkpoint:
     """A rater's standings against the truth (see the module's docstring)."""
-    tau = float(scipy.stats.kendalltau(standings, field.elo).statistic)
-    top = min(TOP, len(field.elo))
-    truth_top = set(np.argsort(-field.elo)[:top].tolist())
-    # The bots are numbered in random order, so a stable sort favours none of those level.
-    shown_top = set(np.argsort(-standings, kind="stable")[:top].tolist())
     truth = scale * (field.elo - field.elo.mean())
     mae = float(np.mean(np.abs(standings - standings.mean() - truth)))
     fewest = min(games) / statistics.mean(games)
-    return Checkpoint(tau, len(truth_top & shown_top) / top, mae, best_since, fewest)
+    return Checkpoint(
+        kendall_tau(standings, field.elo),
+        top_share(standings, field.elo, TOP),
+        mae,
+        best_since,
+        fewest,
+    )
 
 
 def leads(standings: FloatArray, best: int) -> bool:
@@ -403,20 +407,24 @@ def lines(
 def tournament_lines(
     settings: Settings, runs: int, seed: int, bots: int = swiss_sim.BOTS
 ) -> list[dict[str, object]]:
-    """The JSON lines of the tournament formats: games per bot until the best is clear."""
+    """The JSON lines of the tournament formats: the order after a few rounds, and games
+    per bot until the best is clear."""
     out: list[dict[str, object]] = []
     for form in swiss_sim.FORMATS:
-        games = [
-            swiss_sim.games_to_clear(
+        played = [
+            swiss_sim.play_tournament(
                 form, bots, settings.seats, settings.spread, settings.luck, (seed, n)
             )
             for n in range(runs)
         ]
-        median = median_or_none(games)
+        median = median_or_none([run.games_to_clear for run in played])
         out.append(
             {
                 "format": form,
                 "bots": bots,
+                "order_rounds": swiss_sim.ORDER_ROUNDS,
+                "kendall_tau": round(statistics.mean(run.kendall_tau for run in played), 4),
+                "top10_share": round(statistics.mean(run.top10_share for run in played), 3),
                 "games_per_bot_to_clear": None if median is None else round(median, 1),
                 "runs": runs,
             }

@@ -1,4 +1,5 @@
-"""Swiss or round robin for a large field: games until the best bot's interval is clear.
+"""Swiss or round robin for a large field: how well each orders it in a few rounds, and
+games until the best bot's interval is clear.
 
 A field of bots of known strength plays a tournament round by round; every
 round seats every entrant once at tables of `seats` (the field is a multiple
@@ -6,8 +7,10 @@ of it), and each table plays one duplicate deal, every rotation of its seats
 (`bench.coverage.simulate_deal`: a Plackett-Luce draw plus the luck of the
 deal), as tournaments play. After each round the tournament table is fitted
 as `ladder.tables` fits it (`ladder.plackett_luce.plackett_luce`, the deals
-as clusters), and the run stops when the true best bot's 95% interval is
-clear of the true second's (its low end above the other's high end).
+as clusters). After `ORDER_ROUNDS` rounds, the table's order is measured
+against the truth (Kendall's tau, the true top 10's share of its top 10);
+the run goes on until the true best bot's 95% interval is clear of the true
+second's (its low end above the other's high end).
 
 Formats:
 
@@ -32,10 +35,12 @@ about +/-12 Elo, thousands of games each, which no tournament plays.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 
 import numpy as np
 
 from bench.coverage import simulate_deal
+from bench.order_measures import kendall_tau, top_share
 from ladder.elo import ELO_PER_NAT, Ranking
 from ladder.pairing import plan_round_robin
 from ladder.plackett_luce import PLFit, plackett_luce, table_order
@@ -48,6 +53,10 @@ CAP_ROUNDS = 40
 """Rounds a run plays at most before it counts as never clear."""
 TOP_GAP = 200.0
 """Elo between the best bot and the second (see the module's docstring)."""
+ORDER_ROUNDS = 5
+"""Rounds after which the table's order is measured: a Swiss tournament's few rounds."""
+TOP = 10
+"""The true best bots whose share of the table's best `TOP` is measured."""
 SCREEN = 0.8
 """The share of the model's interval widths a table's intervals are screened at (`near_clear`)."""
 
@@ -76,11 +85,25 @@ def near_clear(fit: PLFit, best: int, second: int) -> bool:
     )
 
 
-def games_to_clear(
+@dataclass(frozen=True)
+class TournamentRun:
+    """What one tournament over one field showed.
+
+    `kendall_tau` and `top10_share`: the table's order after `ORDER_ROUNDS`
+    rounds against the truth; `games_to_clear`: games per bot until the true
+    best bot's interval was clear of the second's, None if not within
+    `CAP_ROUNDS` rounds.
+    """
+
+    kendall_tau: float
+    top10_share: float
+    games_to_clear: float | None
+
+
+def play_tournament(
     form: str, bots: int, seats: int, spread: float, luck: float, seed: tuple[int, int]
-) -> float | None:
-    """Games per bot until the true best bot's interval is clear of the second's, in a
-    tournament of `form` over a new field; None if not within `CAP_ROUNDS` rounds."""
+) -> TournamentRun:
+    """A tournament of `form` over a new field, measured (`TournamentRun`)."""
     rng = np.random.default_rng([*seed, 3])
     theta = rng.normal(0.0, spread / ELO_PER_NAT, size=bots)
     second, best = (int(bot) for bot in np.argsort(theta)[-2:])
@@ -96,6 +119,8 @@ def games_to_clear(
     rankings: list[Ranking] = []
     deals: list[int] = []
     standing = standing_order(entrants, dict.fromkeys(entrants, 0.0), round_rng(tournament_seed, 0))
+    order: tuple[float, float] | None = None
+    clear: float | None = None
     for number in range(CAP_ROUNDS):
         if form == "swiss":
             seating = seat_round(standing, seats, met, byes, round_rng(tournament_seed, number + 1))
@@ -111,9 +136,19 @@ def games_to_clear(
             deals += [len(rankings) // seats] * len(games)
             rankings += games
         fit = plackett_luce(bots, rankings)
-        if near_clear(fit, best, second) and cleared(
-            plackett_luce(bots, rankings, clusters=deals), best, second
-        ):
-            return len(rankings) * seats / bots
         standing = sorted(entrants, key=lambda bot: table_order(fit.items[int(bot)]))
-    return None
+        if number + 1 == ORDER_ROUNDS:
+            # The table's places as scores: the first the highest.
+            scores = np.empty(bots)
+            scores[[int(bot) for bot in standing]] = -np.arange(bots, dtype=float)
+            order = (kendall_tau(scores, theta), top_share(scores, theta, TOP))
+        if (
+            clear is None
+            and near_clear(fit, best, second)
+            and cleared(plackett_luce(bots, rankings, clusters=deals), best, second)
+        ):
+            clear = len(rankings) * seats / bots
+        if order is not None and clear is not None:
+            break
+    assert order is not None, "CAP_ROUNDS is at least ORDER_ROUNDS"
+    return TournamentRun(*order, clear)

@@ -21,8 +21,19 @@ def test_lines_per_policy_and_budget(capsys: pytest.CaptureFixture[str]) -> None
     *lines, swiss, robin, last = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert set(last) == {"runtime_s"}
     for line, form in ((swiss, "swiss"), (robin, "round_robin")):
-        assert set(line) == {"format", "bots", "games_per_bot_to_clear", "runs"}
+        assert set(line) == {
+            "format",
+            "bots",
+            "order_rounds",
+            "kendall_tau",
+            "top10_share",
+            "games_per_bot_to_clear",
+            "runs",
+        }
         assert (line["format"], line["bots"], line["runs"]) == (form, 16, 1)
+        assert line["order_rounds"] == swiss_sim.ORDER_ROUNDS
+        assert 0.0 < line["kendall_tau"] <= 1.0
+        assert 0.0 <= line["top10_share"] <= 1.0
         games = line["games_per_bot_to_clear"]
         assert games is None or 0 < games <= swiss_sim.CAP_ROUNDS * 4
     assert [(line["policy"], line["games_per_bot"]) for line in lines] == [
