@@ -34,7 +34,7 @@ from typing import Any
 from sqlalchemy import func, select
 
 from arena_cli.processes import cpu_seconds, free_port, processes, spawn, wait_serving
-from bench.processes import register_bots, start_multibot, wait_connected
+from bench.processes import move_latencies, register_bots, start_multibot, wait_connected
 from bots.sdk import channel
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
@@ -62,7 +62,6 @@ async def play(
     cpu: Callable[[], float],
 ) -> dict[str, Any]:
     """Play the waves; counts, latencies, the time taken and `cpu()`'s rise over the waves."""
-    latencies: list[float] = []
     done: list[str] = []
     started = finished = 0
     peak = 0
@@ -109,15 +108,7 @@ async def play(
         for wave in range(waves):
             await asyncio.gather(*(one(wave, slot) for slot in range(matches)))
         elapsed, cpu_used = time.monotonic() - start, cpu() - cpu_start
-        # Read after the waves: building replays is not the load measured, and would
-        # stall the moves it measures.
-        for match_id in done:
-            replay = await stub.GetReplay(pb.GetMatchRequest(match_id=match_id), timeout=60)
-            for game in replay.games:
-                for event in json.loads(game.events_json):
-                    if event["type"] == "action" and event.get("ms") is not None:
-                        latencies.append(float(event["ms"]))
-    latencies.sort()
+        latencies = await move_latencies(stub, done)
     return {
         "started": started,
         "finished": finished,

@@ -6,6 +6,7 @@ played many to a `bench.multibot` process, waited for until each holds its
 session; a private redis-server; and `Started`, which stops processes one
 by one, last started first, and a referee supervisor's children with it
 (`arena referee --processes N`), which a tier bench must be sure are gone.
+Also the moves' latencies of finished matches, from their replays.
 """
 
 from __future__ import annotations
@@ -275,3 +276,21 @@ async def wait_connected(
                     f"{len(held)} of {len(wanted)} bots connected after {timeout_s:g} s"
                 )
             await asyncio.sleep(0.2)
+
+
+async def move_latencies(
+    stub: pb_grpc.RefereeServiceAsyncStub, match_ids: list[str]
+) -> list[float]:
+    """Every timed move's latency (ms) in the replays of `match_ids`, sorted.
+
+    A bench reads them after its measured window: building a replay is not a move's
+    work, and would stall the moves measured.
+    """
+    latencies: list[float] = []
+    for match_id in match_ids:
+        replay = await stub.GetReplay(pb.GetMatchRequest(match_id=match_id), timeout=60)
+        for game in replay.games:
+            for event in json.loads(game.events_json):
+                if event["type"] == "action" and event.get("ms") is not None:
+                    latencies.append(float(event["ms"]))
+    return sorted(latencies)

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from arena_cli.processes import cpu_seconds, free_port, processes, spawn, wait_serving
-from bench.processes import register_bots, wait_connected
+from bench.processes import move_latencies, register_bots, wait_connected
 from bots.sdk import channel
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
@@ -53,15 +53,12 @@ async def play_matches(
 ) -> dict[str, Any]:
     """Keep `matches` matches running for about `seconds`; moves, latencies, and the CPU
     seconds each of `pids` used meanwhile."""
-    latencies: list[float] = []
-    moves = 0
-    finished = 0
+    done: list[str] = []
     async with channel(address) as chan:
         stub = pb_grpc.RefereeServiceStub(chan)
         deadline = time.monotonic() + seconds
 
         async def slot(number: int) -> None:
-            nonlocal moves, finished
             round_number = 0
             while time.monotonic() < deadline:
                 seats = [bot_ids[(number + offset) % len(bot_ids)] for offset in range(players)]
@@ -77,14 +74,7 @@ async def play_matches(
                 await stub.StartMatch(request, timeout=30)
                 match = await stub.GetMatch(pb.GetMatchRequest(match_id=match_id, wait=True))
                 assert match.status == "finished", match.reason
-                # Latencies come from the stored events, so measuring adds no traffic.
-                replay = await stub.GetReplay(pb.GetMatchRequest(match_id=match_id))
-                for game_replay in replay.games:
-                    for event in json.loads(game_replay.events_json):
-                        if event["type"] == "action" and event["ms"] is not None:
-                            latencies.append(event["ms"])
-                            moves += 1
-                finished += 1
+                done.append(match_id)
                 round_number += 1
 
         start = time.monotonic()
@@ -92,11 +82,12 @@ async def play_matches(
         await asyncio.gather(*(slot(number) for number in range(matches)))
         elapsed = time.monotonic() - start
         cpu = [cpu_seconds(pid) - before for pid, before in zip(pids, cpu_before, strict=True)]
-    latencies.sort()
+        # Latencies come from the stored events, so measuring adds no traffic to the moves.
+        latencies = await move_latencies(stub, done)
     return {
-        "moves": moves,
+        "moves": len(latencies),
         "elapsed_s": elapsed,
-        "matches_finished": finished,
+        "matches_finished": len(done),
         "cpu_s": cpu,
         "p50_ms": statistics.median(latencies),
         "p99_ms": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))],
