@@ -1,7 +1,7 @@
 """A bare grpc.aio bidirectional-stream ping-pong: the referee benchmark's baseline.
 
-    python bench/pingpong.py serve PORT
-    python bench/pingpong.py client PORT STREAMS SIZE SECONDS
+    python -m bench.pingpong serve PORT  -> "serving" once it is
+    python -m bench.pingpong client PORT STREAMS SIZE SECONDS
         -> {"roundtrips_per_s": ..., "roundtrips": ..., "cpu_s": ...}
 
 The server sends SIZE bytes, the client answers with a few bytes, one
@@ -27,7 +27,7 @@ def _identity(data: bytes) -> bytes:
 
 
 async def serve(port: int) -> None:
-    """Serve ping-pong streams until killed."""
+    """Serve ping-pong streams until killed; says "serving" on standard output once it does."""
     server = grpc.aio.server()
 
     async def stream(
@@ -49,6 +49,7 @@ async def serve(port: int) -> None:
     server.add_generic_rpc_handlers((handler,))
     server.add_insecure_port(f"127.0.0.1:{port}")
     await server.start()
+    print("serving", flush=True)
     await server.wait_for_termination()
 
 

@@ -34,12 +34,12 @@ from pathlib import Path
 from typing import Any
 
 from arena_cli.processes import cpu_seconds, free_port, processes, spawn, wait_serving
-from bench.processes import move_latencies, register_bots, wait_connected
+from bench.processes import BenchError, move_latencies, register_bots, wait_connected
 from bots.sdk import channel
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
 
-PINGPONG = Path(__file__).with_name("pingpong.py")
+PINGPONG = (sys.executable, "-m", "bench.pingpong")
 
 
 async def play_matches(
@@ -49,10 +49,11 @@ async def play_matches(
     game: str,
     players: int,
     seconds: float,
-    pids: Sequence[int] = (),
+    pids: Sequence[int],
+    window: AbstractContextManager[object],
 ) -> dict[str, Any]:
-    """Keep `matches` matches running for about `seconds`; moves, latencies, and the CPU
-    seconds each of `pids` used meanwhile."""
+    """Keep `matches` matches running for about `seconds`, inside `window`; moves,
+    latencies, and the CPU seconds each of `pids` used meanwhile."""
     done: list[str] = []
     async with channel(address) as chan:
         stub = pb_grpc.RefereeServiceStub(chan)
@@ -77,11 +78,12 @@ async def play_matches(
                 done.append(match_id)
                 round_number += 1
 
-        start = time.monotonic()
-        cpu_before = [cpu_seconds(pid) for pid in pids]
-        await asyncio.gather(*(slot(number) for number in range(matches)))
-        elapsed = time.monotonic() - start
-        cpu = [cpu_seconds(pid) - before for pid, before in zip(pids, cpu_before, strict=True)]
+        with window:
+            start = time.monotonic()
+            cpu_before = [cpu_seconds(pid) for pid in pids]
+            await asyncio.gather(*(slot(number) for number in range(matches)))
+            elapsed = time.monotonic() - start
+            cpu = [cpu_seconds(pid) - cpu for pid, cpu in zip(pids, cpu_before, strict=True)]
         # Latencies come from the stored events, so measuring adds no traffic to the moves.
         latencies = await move_latencies(stub, done)
     return {
@@ -129,15 +131,22 @@ def baseline(streams: int, size: int, seconds: float, workdir: Path) -> dict[str
     port = free_port()
     with processes() as started:
         server = subprocess.Popen(
-            [sys.executable, str(PINGPONG), "serve", str(port)],
+            [*PINGPONG, "serve", str(port)],
+            stdout=subprocess.PIPE,
             stderr=(workdir / "pingpong-server.log").open("wb"),
         )
         started.append(server)
+        # Counted from when it serves: its start-up (imports) is no exchange's cost, as the
+        # referee's is not in its figure either.
+        assert server.stdout is not None
+        if server.stdout.readline() != b"serving\n":
+            raise BenchError(
+                f"the ping-pong server did not start: {workdir / 'pingpong-server.log'}"
+            )
         server_cpu = cpu_seconds(server.pid)
         done = subprocess.run(
             [
-                sys.executable,
-                str(PINGPONG),
+                *PINGPONG,
                 "client",
                 str(port),
                 str(streams),
@@ -220,18 +229,18 @@ def measure(
             )
             started.append(bots[-1])
         asyncio.run(wait_connected(address, bot_ids, bots, 60))
-        with window(referee.pid, bots[0].pid):
-            measured = asyncio.run(
-                play_matches(
-                    address,
-                    bot_ids,
-                    args.matches,
-                    args.game,
-                    args.players,
-                    args.seconds,
-                    [referee.pid, bots[0].pid],
-                )
+        measured = asyncio.run(
+            play_matches(
+                address,
+                bot_ids,
+                args.matches,
+                args.game,
+                args.players,
+                args.seconds,
+                [referee.pid, bots[0].pid],
+                window(referee.pid, bots[0].pid),
             )
+        )
         size = act_size(args.game, args.players)
         bare = baseline(args.matches, size, min(args.seconds, 5.0), workdir)
     moves_per_s = measured["moves"] / measured["elapsed_s"]
