@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 
 from arena_cli.env import add_settings
@@ -37,9 +36,10 @@ def run_referee(args: argparse.Namespace) -> int:
         return Supervisor(settings).run()
     # Imported here: `arena --help` need not load gRPC and the store. Before the
     # logging is set up: what the libraries say as they load is not the referee's.
+    from referee.event_loop import run
     from referee.server import serve
 
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    return asyncio.run(serve(settings))
+    return run(serve(settings))

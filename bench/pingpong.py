@@ -6,7 +6,9 @@
 
 The server sends SIZE bytes, the client answers with a few bytes, one
 exchange in flight per stream, like a referee asking a bot for a move. Uses
-generic handlers with raw bytes, so it needs no generated code.
+generic handlers with raw bytes, so it needs no generated code. The server
+runs on the referee's event loop (`referee.event_loop`), the client on
+asyncio's own, as the bots of the SDK do.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ import time
 from collections.abc import AsyncIterator
 
 import grpc
+
+from referee.event_loop import run
 
 METHOD = "/bench.PingPong/Stream"
 
@@ -89,7 +93,7 @@ def main() -> None:
     """Dispatch on the first argument."""
     mode, port = sys.argv[1], int(sys.argv[2])
     if mode == "serve":
-        asyncio.run(serve(port))
+        run(serve(port))
     else:
         streams, size, seconds = int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])
         print(json.dumps(asyncio.run(client(port, streams, size, seconds))))

@@ -44,8 +44,7 @@ def child_settings(settings: RefereeSettings, index: int) -> RefereeSettings:
 
 
 def _serve_child(settings: RefereeSettings) -> None:
-    import asyncio
-
+    from referee.event_loop import run
     from referee.server import serve
 
     logging.basicConfig(
@@ -53,7 +52,7 @@ def _serve_child(settings: RefereeSettings) -> None:
         format=f"%(asctime)s %(levelname)s [{settings.replica}] %(name)s: %(message)s",
     )
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    raise SystemExit(asyncio.run(serve(settings, signals=(signal.SIGTERM,))))
+    raise SystemExit(run(serve(settings, signals=(signal.SIGTERM,))))
 
 
 class Supervisor:
