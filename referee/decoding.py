@@ -5,7 +5,9 @@ that are not the RPC's message (a client built from other .proto files,
 garbage) raise in that step, which grpcio reports as an exception "raised by
 servicer method": status UNKNOWN, and a traceback in the log for every such
 message. This interceptor parses leniently instead and lets each handler
-refuse the undecodable request itself with INVALID_ARGUMENT, quietly.
+refuse the undecodable request itself with INVALID_ARGUMENT, quietly. A
+handler of a stream of requests that reads them with `context.read()` (the
+bots' Session) gets an `Undecodable` among them, and ends the call itself.
 """
 
 from __future__ import annotations

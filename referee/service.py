@@ -27,6 +27,7 @@ from ladder.store import (
 )
 from referee import wire_actions, wire_results
 from referee.channels import Answer, RelayUnavailable
+from referee.decoding import INVALID, Undecodable
 from referee.gate import Gatekeeper, TokenKind, brief, peer_host
 from referee.limits import Allowance, KeyedBuckets, LocalAllowance, TokenBucket
 from referee.matches import BadMatch, MatchManager, Starter, Unavailable
@@ -37,6 +38,8 @@ from referee.sessions import Session as BotSession
 from referee.settings import RefereeSettings
 
 HELLO_TIMEOUT_S = 10.0
+EOF: object = grpc.aio.EOF  # type: ignore[attr-defined]  # not in grpc's stubs
+"""What `context.read()` returns once the bot has ended its stream."""
 MAX_NAME = 64
 FLOOD_REFILL_S = 10.0
 """The answer flood allowance refills over this many seconds."""
@@ -100,11 +103,17 @@ class BotService(pb_grpc.BotServiceServicer):
             await context.abort(grpc.StatusCode.ALREADY_EXISTS, brief(str(error)))
         return pb.RegisterReply(bot_id=bot.id, token=token)
 
-    async def Session(
+    # The stubs know only the generator form; grpc.aio serves the reader-writer form too.
+    async def Session(  # type: ignore[override]
         self,
         request_iterator: AsyncIterator[pb.BotMessage],
         context: grpc.aio.ServicerContext[object, object],
-    ) -> AsyncIterator[pb.RefereeMessage]:
+    ) -> None:
+        # The reader-writer form (context.read and context.write), not an async generator
+        # over `request_iterator`: a message a move each way, and each async generator a
+        # message passes through (grpc.aio's request iterator, the responses' generator,
+        # referee.decoding's guard around either) is a step of Python per message. What
+        # context.read() returns is the guard's lenient parse: an Undecodable comes here.
         bot, token = await self._gate.bot(context)
         if not await self._opens.take(bot.id):
             await context.abort(
@@ -113,11 +122,16 @@ class BotService(pb_grpc.BotServiceServicer):
                 "sessions in a minute; wait before reconnecting",
             )
         try:
-            first = await asyncio.wait_for(anext(request_iterator), HELLO_TIMEOUT_S)
-        except (TimeoutError, StopAsyncIteration):
+            first = await asyncio.wait_for(context.read(), HELLO_TIMEOUT_S)
+        except TimeoutError:
+            first = EOF
+        if isinstance(first, Undecodable):
+            await context.abort(INVALID, first.details)
+        if first is EOF:
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT, "a session starts with a Hello message"
             )
+        assert isinstance(first, pb.BotMessage)
         if first.WhichOneof("kind") != "hello" or first.hello.capacity < 1:
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT, "a session starts with Hello{capacity >= 1}"
@@ -129,14 +143,18 @@ class BotService(pb_grpc.BotServiceServicer):
             # Rotated while this session opened: the rotation's revoke came before it.
             self._hub.revoke(bot.id, credential)
         self._metrics.bots_connected.set(len(self._hub.connected()))
-        reader = asyncio.create_task(self._read(request_iterator, session))
+        reader = asyncio.create_task(self._read(context, session))
         reader.add_done_callback(lambda _: self._hub.close(session))
         try:
-            yield pb.RefereeMessage(
-                welcome=pb.Welcome(bot_id=bot.id, session_id=session.id, capacity=capacity)
+            await context.write(
+                pb.RefereeMessage(
+                    welcome=pb.Welcome(bot_id=bot.id, session_id=session.id, capacity=capacity)
+                )
             )
             while (message := await session.outbox.get()) is not None:
-                yield wire_results.referee_message(message, session.observation_json, time.time())
+                await context.write(
+                    wire_results.referee_message(message, session.observation_json, time.time())
+                )
             finished = reader.done() and not reader.cancelled() and reader.exception() is None
             ended = reader.result() if finished else None
             if ended is not None:
@@ -149,7 +167,7 @@ class BotService(pb_grpc.BotServiceServicer):
             self._metrics.disconnects.inc()
 
     async def _read(
-        self, messages: AsyncIterator[pb.BotMessage], session: BotSession
+        self, context: grpc.aio.ServicerContext[object, object], session: BotSession
     ) -> tuple[grpc.StatusCode, str] | None:
         """Deliver the bot's answers to the requests waiting for them.
 
@@ -158,15 +176,17 @@ class BotService(pb_grpc.BotServiceServicer):
         of them (a token bucket per session); beyond that they are dropped,
         and a session that keeps flooding past `flood_limit` dropped messages
         is ended. Returns None when the bot ends its stream, or the status to
-        end the stream with (flooding). Undecodable messages never get here:
-        referee.decoding ends the call first.
+        end the stream with (flooding, or a message that does not parse).
         """
         rate = self._settings.stray_messages_per_second
         flood_limit = self._settings.flood_limit
         strays = TokenBucket(rate, rate)
         flood = TokenBucket(flood_limit / FLOOD_REFILL_S, flood_limit)
         warn_after = 0.0
-        async for message in messages:
+        while (message := await context.read()) is not EOF:
+            if isinstance(message, Undecodable):
+                return INVALID, message.details
+            assert isinstance(message, pb.BotMessage)
             problem = self._deliver(message, session)
             if problem is None:
                 continue
