@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import os
 import signal
@@ -20,7 +21,6 @@ import socket
 import subprocess
 import sys
 import time
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -256,9 +256,9 @@ def start_multibot(
 
 async def wait_connected(
     address: str, bot_ids: list[str], bots: list[subprocess.Popen[bytes]], timeout_s: float
-) -> Counter[str]:
+) -> dict[str, str]:
     """Wait until every bot holds a session, while the `bots` processes that play them run;
-    how many each replica holds."""
+    the replica that holds each bot's session, by bot id."""
     wanted = set(bot_ids)
     async with channel(address) as chan:
         stub = pb_grpc.RefereeServiceStub(chan)
@@ -270,7 +270,7 @@ async def wait_connected(
             reply = await stub.ListSessions(pb.ListSessionsRequest(), timeout=10)
             held = {s.bot_id: s.replica for s in reply.sessions if s.bot_id in wanted}
             if len(held) == len(wanted):
-                return Counter(held.values())
+                return held
             if time.monotonic() > end:
                 raise BenchError(
                     f"{len(held)} of {len(wanted)} bots connected after {timeout_s:g} s"
@@ -294,3 +294,14 @@ async def move_latencies(
                 if event["type"] == "action" and event.get("ms") is not None:
                     latencies.append(float(event["ms"]))
     return sorted(latencies)
+
+
+def across_replicas(held: dict[str, str]) -> list[str]:
+    """The bots of `held` (bot id -> replica) taken from each replica in turn: any few
+    consecutive ones sit on as many replicas as they can, so a match of them has seats
+    that the relay reaches."""
+    by_replica: dict[str, list[str]] = {}
+    for bot, replica in sorted(held.items()):
+        by_replica.setdefault(replica, []).append(bot)
+    columns = [by_replica[replica] for replica in sorted(by_replica)]
+    return [bot for row in itertools.zip_longest(*columns) for bot in row if bot is not None]
