@@ -34,7 +34,13 @@ from typing import Any
 from sqlalchemy import func, select
 
 from arena_cli.processes import cpu_seconds, free_port, processes, spawn, wait_serving
-from bench.processes import move_latencies, register_bots, start_multibot, wait_connected
+from bench.processes import (
+    move_latencies,
+    quantile,
+    register_bots,
+    start_multibot,
+    wait_connected,
+)
 from bots.sdk import channel
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
@@ -116,10 +122,8 @@ async def play(
         "elapsed_s": elapsed,
         "cpu_s": cpu_used,
         "moves": len(latencies),
-        "p99_ms": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
-        if latencies
-        else 0.0,
-        "p50_ms": latencies[len(latencies) // 2] if latencies else 0.0,
+        "p99_ms": quantile(latencies, 0.99),
+        "p50_ms": quantile(latencies, 0.5),
     }
 
 

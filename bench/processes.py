@@ -296,6 +296,11 @@ async def move_latencies(
     return sorted(latencies)
 
 
+def quantile(ordered: list[float], q: float) -> float:
+    """The `q` quantile of the sorted `ordered` (the value at that share of it; 0 if empty)."""
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))] if ordered else 0.0
+
+
 def across_replicas(held: dict[str, str]) -> list[str]:
     """The bots of `held` (bot id -> replica) taken from each replica in turn: any few
     consecutive ones sit on as many replicas as they can, so a match of them has seats

@@ -34,7 +34,13 @@ from pathlib import Path
 from typing import Any
 
 from arena_cli.processes import cpu_seconds, free_port, processes, spawn, wait_serving
-from bench.processes import BenchError, move_latencies, register_bots, wait_connected
+from bench.processes import (
+    BenchError,
+    move_latencies,
+    quantile,
+    register_bots,
+    wait_connected,
+)
 from bots.sdk import channel
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
@@ -83,7 +89,7 @@ async def play_matches(
             cpu_before = [cpu_seconds(pid) for pid in pids]
             await asyncio.gather(*(slot(number) for number in range(matches)))
             elapsed = time.monotonic() - start
-            cpu = [cpu_seconds(pid) - cpu for pid, cpu in zip(pids, cpu_before, strict=True)]
+            cpu = [cpu_seconds(pid) - was for pid, was in zip(pids, cpu_before, strict=True)]
         # Latencies come from the stored events, so measuring adds no traffic to the moves.
         latencies = await move_latencies(stub, done)
     return {
@@ -92,7 +98,7 @@ async def play_matches(
         "matches_finished": len(done),
         "cpu_s": cpu,
         "p50_ms": statistics.median(latencies),
-        "p99_ms": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))],
+        "p99_ms": quantile(latencies, 0.99),
     }
 
 

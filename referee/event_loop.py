@@ -3,7 +3,7 @@
 The server extra declares uvloop everywhere but Windows, which uvloop does not
 support; there the referee runs on asyncio's own loop. grpc.aio runs on any
 asyncio loop, and uvloop's costs it less per message: `python -m bench.referee`
-measured about 12% less referee CPU per move (docs/performance.md). Kept apart
+measured about 5% less referee CPU per move (docs/performance.md). Kept apart
 from `referee.server` so that the benchmark's bare gRPC server can run on the
 same loop without loading the referee.
 """

@@ -1,8 +1,8 @@
-"""bench.processes: the bots taken across the replicas that hold them."""
+"""bench.processes: the bots taken across the replicas that hold them; latency quantiles."""
 
 from __future__ import annotations
 
-from bench.processes import across_replicas
+from bench.processes import across_replicas, quantile
 
 
 def test_consecutive_bots_sit_on_as_many_replicas_as_they_can() -> None:
@@ -17,3 +17,10 @@ def test_consecutive_bots_sit_on_as_many_replicas_as_they_can() -> None:
 
 def test_one_replica_keeps_every_bot() -> None:
     assert across_replicas({"x": "r", "y": "r"}) == ["x", "y"]
+
+
+def test_a_quantile_is_the_value_at_its_share_of_the_sorted_latencies() -> None:
+    ordered = [float(ms) for ms in range(1, 201)]
+    assert (quantile(ordered, 0.5), quantile(ordered, 0.99)) == (101.0, 199.0)
+    assert quantile([7.0], 0.99) == 7.0
+    assert quantile([], 0.99) == 0.0
