@@ -1,7 +1,7 @@
 """How fast does a live ladder learn? A simulated ladder of bots of known strength.
 
 Prints one JSON line per policy and budget, {"policy", "games_per_bot",
-"kendall_tau", "top10_share", "mae_elo", "games_to_best", "fewest_games",
+"kendall_tau", "kendall_tau_se", "top10_share", "mae_elo", "games_to_best", "fewest_games",
 "runs"}; then one per tournament format (`bench.swiss_sim`), {"format", "bots",
 "order_rounds", "kendall_tau", "top10_share", "games_per_bot_to_clear", "runs"}; then
 a last line {"runtime_s"}.
@@ -46,7 +46,13 @@ Policies:
 
 Measures, at each budget, of the standings (ratings) against the truth:
 
-* "kendall_tau": Kendall's tau-b between the standings and the true ratings.
+* "kendall_tau": Kendall's tau-b between the standings and the true ratings;
+  "kendall_tau_se" its standard error over the fields (null for one field).
+  It is the measure's real noise: the fit's ratings choose the next tables,
+  so a difference in the last bits of a float (another numpy or CPU) plays
+  other games from there on. One version of the code gave "new" at 10 games
+  0.7826 on one machine and 0.7695 on another (16 fields, se 0.005);
+  over 64 fields, 0.777 and 0.778.
 * "top10_share": the share of the true top 10 in the standings' top 10.
 * "mae_elo": the mean absolute error of the ratings, both centred on their
   mean. The truth here is the true ratings times `luck_scale`: the luck of
@@ -380,6 +386,13 @@ def median_or_none(values: Sequence[float | None]) -> float | None:
     return statistics.mean(value for value in middle if value is not None)
 
 
+def standard_error(values: Sequence[float]) -> float | None:
+    """The standard error of the mean of `values`, over the fields (None for one field)."""
+    if len(values) < 2:
+        return None
+    return round(statistics.stdev(values) / math.sqrt(len(values)), 4)
+
+
 def lines(
     settings: Settings, policies: Sequence[str], runs: list[dict[str, list[Checkpoint]]]
 ) -> list[dict[str, object]]:
@@ -394,6 +407,7 @@ def lines(
                     "policy": policy,
                     "games_per_bot": budget,
                     "kendall_tau": round(statistics.mean(p.kendall_tau for p in points), 4),
+                    "kendall_tau_se": standard_error([p.kendall_tau for p in points]),
                     "top10_share": round(statistics.mean(p.top10_share for p in points), 3),
                     "mae_elo": round(statistics.mean(p.mae_elo for p in points), 1),
                     "games_to_best": None if since is None else round(since, 1),

@@ -44,6 +44,7 @@ def test_lines_per_policy_and_budget(capsys: pytest.CaptureFixture[str]) -> None
             "policy",
             "games_per_bot",
             "kendall_tau",
+            "kendall_tau_se",
             "top10_share",
             "mae_elo",
             "games_to_best",
@@ -51,6 +52,7 @@ def test_lines_per_policy_and_budget(capsys: pytest.CaptureFixture[str]) -> None
             "runs",
         }
         assert -1.0 <= line["kendall_tau"] <= 1.0
+        assert line["kendall_tau_se"] is None  # one field
         assert 0.0 <= line["top10_share"] <= 1.0
         assert line["mae_elo"] >= 0.0
         assert line["games_to_best"] is None or 0 <= line["games_to_best"] <= line["games_per_bot"]
@@ -58,3 +60,9 @@ def test_lines_per_policy_and_budget(capsys: pytest.CaptureFixture[str]) -> None
     tau = {(line["policy"], line["games_per_bot"]): line["kendall_tau"] for line in lines}
     for budget in (5, 10):
         assert tau[("new", budget)] > tau[("today", budget)]
+
+
+def test_the_standard_error_is_over_the_fields() -> None:
+    assert ladder_sim.standard_error([0.7]) is None
+    # The sample standard deviation, 0.1155, over the square root of 4 fields.
+    assert ladder_sim.standard_error([0.6, 0.8, 0.6, 0.8]) == pytest.approx(0.1155 / 2, abs=1e-4)
