@@ -20,7 +20,7 @@ from sqlalchemy.exc import OperationalError
 import games
 from ladder import recording
 from ladder.challenges import NO_QUOTAS, ChallengeQuotas
-from ladder.records import EventType, MatchResult, MatchStatus, StrikeKind
+from ladder.records import EventType, MatchEnd, MatchResult, MatchStatus, StrikeKind
 from ladder.store import (
     Conflict,
     Lease,
@@ -248,11 +248,16 @@ class MatchManager:
             await self._seats.acquire(bots, request.id)
             acquired = True
             self._metrics.matches_running.inc()
-            result, replays = await self._runner(request, bots).run()
+            channels: dict[str, SeatChannel] = {bot: self._seats.channel(bot) for bot in bots}
+            result, replays = await self._runner(request, channels).run()
             # The result in hand, a lost lease no longer stops the match: finish_match refuses it.
             self._playing.discard(request.id)
             await self._store_result(request.id, result, replays)
             stored = True
+            # Only now: told before, a bot asking for the replay at once was refused it,
+            # and a result the store then refused (a lapsed lease) had been announced.
+            for channel in channels.values():
+                await channel.notify(MatchEnd(request.id, result))
             self.played += 1
             self._metrics.matches_finished.labels(request.game, MatchStatus.FINISHED).inc()
             self._metrics.forfeits.labels(request.game).inc(len(result.forfeits))
@@ -294,8 +299,7 @@ class MatchManager:
             self._close_watchers(request.id)
             self._on_end(request.id)
 
-    def _runner(self, request: MatchRequest, bots: list[str]) -> MatchRunner:
-        channels: dict[str, SeatChannel] = {bot: self._seats.channel(bot) for bot in bots}
+    def _runner(self, request: MatchRequest, channels: dict[str, SeatChannel]) -> MatchRunner:
         move_latency = self._metrics.move_latency
         latency = {
             False: move_latency.labels(request.game, "local"),

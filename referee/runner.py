@@ -28,7 +28,6 @@ from ladder.records import (
     GameEnd,
     GameResult,
     GameStart,
-    MatchEnd,
     MatchRequest,
     MatchResult,
     Replay,
@@ -180,7 +179,11 @@ class MatchRunner:
         return [bot for bot, record in self._bots.items() if record.forfeit is not None]
 
     async def run(self) -> tuple[MatchResult, list[Replay]]:
-        """Play every game of the match; the result and one replay per game."""
+        """Play every game of the match; the result and one replay per game.
+
+        The bots hear the match's end from whoever stores the result, once it is stored
+        (`referee.matches`): a result the store refuses is never announced.
+        """
         shifts = range(self.request.players) if self.request.duplicate else range(1)
         outcomes = [
             await self._play_game(index, rotation(self.request.bot_ids, shift))
@@ -193,8 +196,6 @@ class MatchRunner:
             forfeit_reasons={bot: r.forfeit for bot, r in self._bots.items() if r.forfeit},
             strikes={bot: r.strikes for bot, r in self._bots.items()},
         )
-        for bot in dict.fromkeys(self.request.bot_ids):
-            await self._channels[bot].notify(MatchEnd(self.request.id, result))
         replays = [
             Replay(index, outcome.seats, dict(outcome.log), outcome.events)
             for index, outcome in enumerate(outcomes)

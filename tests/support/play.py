@@ -165,11 +165,6 @@ def choose(legal: Sequence[str], rng: Any) -> str:
 
 
 def the_replay(ref: RefereeProc, match_id: str) -> pb.Replay:
-    """The finished match's replay. The seat hears of the match's end (so the web ends
-    the play) before the referee has stored it: until then, the test's admin token would
-    get the replays stored so far."""
-    request = pb.GetMatchRequest(match_id=match_id, wait=True)
-    assert ref.matches.GetMatch(request, timeout=60).status == "finished"
     return ref.matches.GetReplay(pb.GetMatchRequest(match_id=match_id), timeout=30)
 
 
