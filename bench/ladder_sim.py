@@ -80,7 +80,7 @@ over the fields, a field not clear within `bench.swiss_sim.CAP_ROUNDS`
 rounds counting as never (null when half of them or more are never).
 
     python -m bench.ladder_sim [--bots 128] [--seats 4] [--budgets 5,10,20,40]
-        [--runs 16] [--seed 1] [--policies today,today_fit,new,trueskill,openskill,known_luck]
+        [--runs 16] [--seed 1] [--jobs CPUS] [--policies today,today_fit,new,trueskill,openskill,known_luck]
         [--swiss-runs 10] [--swiss-bots 64]
 """
 
@@ -95,6 +95,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse
 import dataclasses
+import functools
 import json
 import math
 import random
@@ -102,6 +103,7 @@ import statistics
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -419,18 +421,16 @@ def lines(
 
 
 def tournament_lines(
-    settings: Settings, runs: int, seed: int, bots: int = swiss_sim.BOTS
+    settings: Settings, runs: int, seed: int, pool: Executor, bots: int = swiss_sim.BOTS
 ) -> list[dict[str, object]]:
     """The JSON lines of the tournament formats: the order after a few rounds, and games
     per bot until the best is clear."""
     out: list[dict[str, object]] = []
     for form in swiss_sim.FORMATS:
-        played = [
-            swiss_sim.play_tournament(
-                form, bots, settings.seats, settings.spread, settings.luck, (seed, n)
-            )
-            for n in range(runs)
-        ]
+        play = functools.partial(
+            swiss_sim.play_tournament, form, bots, settings.seats, settings.spread, settings.luck
+        )
+        played = list(pool.map(play, [(seed, n) for n in range(runs)]))
         median = median_or_none([run.games_to_clear for run in played])
         out.append(
             {
@@ -461,6 +461,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--runs", type=int, default=16, help="fields simulated (default 16)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="fields simulated at once, one process each (default: one per CPU)",
+    )
     parser.add_argument(
         "--policies", default=",".join(POLICIES), help=f"comma-separated, of {', '.join(POLICIES)}"
     )
@@ -508,14 +514,22 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     if settings.bots < settings.seats or min(settings.budgets) < 1:
         parser.error("need at least a table's worth of bots, and budgets of a game or more")
+    if args.jobs < 1:
+        parser.error("--jobs must be at least 1")
     if args.swiss_bots < settings.seats or args.swiss_bots % settings.seats:
         parser.error("--swiss-bots must be a multiple of --seats")
-    results = [run(settings, policies, args.seed, number) for number in range(args.runs)]
-    for line in lines(settings, policies, results):
-        print(json.dumps(line), flush=True)
-    if args.swiss_runs > 0:
-        for line in tournament_lines(settings, args.swiss_runs, args.seed, args.swiss_bots):
+    # Each field is its own seeded run: in processes of their own, the lines are the same.
+    with ProcessPoolExecutor(args.jobs) as pool:
+        results = list(
+            pool.map(functools.partial(run, settings, policies, args.seed), range(args.runs))
+        )
+        for line in lines(settings, policies, results):
             print(json.dumps(line), flush=True)
+        if args.swiss_runs > 0:
+            for line in tournament_lines(
+                settings, args.swiss_runs, args.seed, pool, args.swiss_bots
+            ):
+                print(json.dumps(line), flush=True)
     print(json.dumps({"runtime_s": round(time.perf_counter() - started, 1)}), flush=True)
 
 

@@ -66,3 +66,20 @@ def test_the_standard_error_is_over_the_fields() -> None:
     assert ladder_sim.standard_error([0.7]) is None
     # The sample standard deviation, 0.1155, over the square root of 4 fields.
     assert ladder_sim.standard_error([0.6, 0.8, 0.6, 0.8]) == pytest.approx(0.1155 / 2, abs=1e-4)
+
+
+def test_fields_in_processes_of_their_own_give_the_same_lines(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    def lines(jobs: str) -> list[str]:
+        ladder_sim.main(
+            [
+                *("--bots", "32", "--budgets", "5", "--runs", "2", "--seed", "3"),
+                *("--policies", "today,new", "--swiss-runs", "0", "--jobs", jobs),
+            ]
+        )
+        return capsys.readouterr().out.splitlines()[:-1]  # all but the runtime
+
+    alone = lines("1")
+    assert len(alone) == 2 and '"runs": 2' in alone[0]
+    assert lines("2") == alone
