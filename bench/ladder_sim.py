@@ -51,7 +51,7 @@ Measures, at each budget, of the standings (ratings) against the truth:
   It is the measure's real noise: the fit's ratings choose the next tables,
   so a difference in the last bits of a float (another numpy or CPU) plays
   other games from there on. One version of the code gave "new" at 10 games
-  0.7826 on one machine and 0.7695 on another (16 fields, se 0.005);
+  0.7826 on one machine and 0.7695 on another (16 fields, se about 0.005);
   over 64 fields, 0.777 and 0.778.
 * "top10_share": the share of the true top 10 in the standings' top 10.
 * "mae_elo": the mean absolute error of the ratings, both centred on their

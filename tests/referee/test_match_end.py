@@ -9,18 +9,18 @@ announced to the bots as final.
 from __future__ import annotations
 
 import asyncio
-import random
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from bots.random_bot import RandomBot
 from ladder.records import MatchEnd, MatchRequest, Notice
 from ladder.store import Conflict, Store
-from referee.channels import ActRequest, Answer
 from referee.matches import MatchManager
 from referee.metrics import RefereeMetrics
 from referee.runner import Limits
 from referee.seats import Connected
+from tests.support.arena import BotSeat
 
 
 class Heard:
@@ -33,17 +33,13 @@ class Heard:
         return [(n, status) for n, status in self.notices if isinstance(n, MatchEnd)]
 
 
-class AnsweringChannel:
-    """A bot that plays a random legal action at once."""
+class HearingSeat(BotSeat):
+    """A random bot that answers at once, and notes what it is told."""
 
     def __init__(self, bot_id: str, store: Store, heard: Heard) -> None:
-        self.bot_id = bot_id
+        super().__init__(bot_id, RandomBot(seed=1))
         self._store = store
         self._heard = heard
-        self._rng = random.Random(bot_id)
-
-    async def act(self, request: ActRequest, timeout_s: float) -> Answer:
-        return Answer(request.request_id, index=self._rng.randrange(len(request.legal)))
 
     async def notify(self, notice: Notice) -> None:
         self._heard.notices.append((notice, self._store.match(notice.match_id).status))
@@ -54,8 +50,8 @@ class AnsweringSeats:
         self._store = store
         self._heard = heard
 
-    def channel(self, bot_id: str) -> AnsweringChannel:
-        return AnsweringChannel(bot_id, self._store, self._heard)
+    def channel(self, bot_id: str) -> HearingSeat:
+        return HearingSeat(bot_id, self._store, self._heard)
 
     async def acquire(self, bots: Sequence[str], match_id: str) -> None:
         pass
