@@ -2,10 +2,14 @@
 
     python -m bench.pingpong serve PORT  -> "serving" once it is
     python -m bench.pingpong client PORT STREAMS SIZE SECONDS
-        -> {"roundtrips_per_s": ..., "roundtrips": ..., "cpu_s": ...}
+        -> "ready" once connected; on a line read from standard input, the
+           exchanges, then {"roundtrips_per_s": ..., "roundtrips": ..., "cpu_s": ...}
 
 The server sends SIZE bytes, the client answers with a few bytes, one
-exchange in flight per stream, like a referee asking a bot for a move. Uses
+exchange in flight per stream, like a referee asking a bot for a move. A
+client waits for its go after connecting, so that several client processes
+(the shape of the bots, one process and connection each) measure one window
+together, none of them while another is still starting. Uses
 generic handlers with raw bytes, so it needs no generated code. The server
 runs on the referee's event loop (`referee.event_loop`), the client on
 asyncio's own, as the bots of the SDK do.
@@ -66,6 +70,8 @@ async def client(port: int, streams: int, size: int, seconds: float) -> dict[str
         method = chan.stream_stream(
             METHOD, request_serializer=_identity, response_deserializer=_identity
         )
+        print("ready", flush=True)
+        await asyncio.to_thread(sys.stdin.readline)
         deadline = time.monotonic() + seconds
 
         async def one() -> None:

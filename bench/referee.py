@@ -3,16 +3,26 @@
 Prints one JSON line:
 {"moves_per_s", "p50_ms", "p99_ms", "baseline_roundtrips_per_s", "ratio",
  "referee_cpu_us_per_move", "baseline_server_cpu_us_per_roundtrip",
- "bot_cpu_us_per_move", "baseline_client_cpu_us_per_roundtrip", ...}
+ "bot_cpu_us_per_move", "baseline_client_cpu_us_per_roundtrip",
+ "baseline_clients", "one_client_roundtrips_per_s", "one_client_ratio", ...}
 where the baseline is a bare grpc.aio bidirectional-stream ping-pong with the
-same message size and the same number of concurrent streams, measured in the
-same run (server and client in their own processes), and
-ratio = moves_per_s / baseline_roundtrips_per_s. The CPU figures are the
-referee process's own user+system time over the played window per move,
-and one bot process's per move it answered (each bot answers about 1/bots
-of the moves), so that the referee's cost and the bots' are seen apart;
-beside each, the same figure for the ping-pong's server and its client: what
-gRPC alone costs per exchange, the floor under both.
+same message size and the same number of exchanges in flight, measured in
+the same run, in the bots' shape: as many client processes as there are bot
+processes (`baseline_clients`, at most one per match), each with its own
+connection, and ratio = moves_per_s / baseline_roundtrips_per_s. The CPU
+figures are the referee process's own user+system time over the played
+window per move, and one bot process's per move it answered (each bot
+answers about 1/bots of the moves), so that the referee's cost and the
+bots' are seen apart; beside each, the same figure for the ping-pong's
+server and its clients: what gRPC alone costs per exchange, the floor under
+both.
+
+The same ping-pong from one client process, all its streams on one
+connection (`one_client_*`), is the baseline this bench had first: that
+process reads and writes for every stream at each wake-up, where a bot's
+process wakes for its own stream alone, so it runs about 1.6 times the
+round trips a second of the bots' shape on 2 cores, at less than half the
+client CPU per round trip (docs/performance.md).
 
     python -m bench.referee [--matches 8] [--game goodge] [--seconds 10]
 """
@@ -131,9 +141,12 @@ def act_size(game: str, players: int) -> int:
     return int(statistics.mean(sizes))
 
 
-def baseline(streams: int, size: int, seconds: float, workdir: Path) -> dict[str, float]:
-    """The bare ping-pong: round trips per second, and the CPU microseconds per round trip
-    of its server (the floor under the referee's figure) and of its client (under a bot's)."""
+def baseline(
+    streams: int, clients: int, size: int, seconds: float, workdir: Path
+) -> dict[str, float]:
+    """The bare ping-pong, `streams` exchanges in flight from `clients` client processes:
+    round trips per second, and the CPU microseconds per round trip of its server (the
+    floor under the referee's figure) and of its clients (under a bot's)."""
     port = free_port()
     with processes() as started:
         server = subprocess.Popen(
@@ -149,27 +162,34 @@ def baseline(streams: int, size: int, seconds: float, workdir: Path) -> dict[str
             raise BenchError(
                 f"the ping-pong server did not start: {workdir / 'pingpong-server.log'}"
             )
+        shares = [streams // clients + (number < streams % clients) for number in range(clients)]
+        runs = []
+        for number, share in enumerate(shares):
+            runs.append(
+                subprocess.Popen(
+                    [*PINGPONG, "client", str(port), str(share), str(size), str(seconds)],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=(workdir / f"pingpong-client-{number}.log").open("wb"),
+                )
+            )
+            started.append(runs[-1])
+        for run in runs:
+            assert run.stdout is not None
+            if run.stdout.readline() != b"ready\n":
+                raise BenchError(f"a ping-pong client did not connect: see {workdir}")
         server_cpu = cpu_seconds(server.pid)
-        done = subprocess.run(
-            [
-                *PINGPONG,
-                "client",
-                str(port),
-                str(streams),
-                str(size),
-                str(seconds),
-            ],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
+        for run in runs:
+            assert run.stdin is not None
+            run.stdin.write(b"go\n")
+            run.stdin.flush()
+        figures = [json.loads(run.communicate(timeout=seconds + 60)[0]) for run in runs]
         server_cpu = cpu_seconds(server.pid) - server_cpu
-    figures = json.loads(done.stdout)
-    roundtrips = max(1, figures["roundtrips"])
+    roundtrips = max(1, sum(figure["roundtrips"] for figure in figures))
     return {
-        "roundtrips_per_s": figures["roundtrips_per_s"],
+        "roundtrips_per_s": sum(figure["roundtrips_per_s"] for figure in figures),
         "server_cpu_us": server_cpu * 1e6 / roundtrips,
-        "client_cpu_us": figures["cpu_s"] * 1e6 / roundtrips,
+        "client_cpu_us": sum(figure["cpu_s"] for figure in figures) * 1e6 / roundtrips,
     }
 
 
@@ -248,7 +268,10 @@ def measure(
             )
         )
         size = act_size(args.game, args.players)
-        bare = baseline(args.matches, size, min(args.seconds, 5.0), workdir)
+        seconds = min(args.seconds, 5.0)
+        clients = min(args.bots, args.matches)
+        bare = baseline(args.matches, clients, size, seconds, workdir)
+        one_client = baseline(args.matches, 1, size, seconds, workdir)
     moves_per_s = measured["moves"] / measured["elapsed_s"]
     referee_cpu_s, bot_cpu_s = measured["cpu_s"]
     moves = max(1, measured["moves"])
@@ -262,6 +285,9 @@ def measure(
         "baseline_server_cpu_us_per_roundtrip": round(bare["server_cpu_us"], 1),
         "bot_cpu_us_per_move": round(bot_cpu_s * 1e6 / (moves / args.bots), 1),
         "baseline_client_cpu_us_per_roundtrip": round(bare["client_cpu_us"], 1),
+        "baseline_clients": clients,
+        "one_client_roundtrips_per_s": round(one_client["roundtrips_per_s"], 1),
+        "one_client_ratio": round(moves_per_s / one_client["roundtrips_per_s"], 3),
         "moves": measured["moves"],
         "matches": args.matches,
         "matches_finished": measured["matches_finished"],
