@@ -18,7 +18,8 @@ name their sender in `from`, and the asker takes them only from the replica
 it sent that request to):
 - `act`: forward this Act request to the bot, whose stream you hold (sent
   again until `taken`; the holder knows a request it took by its id);
-- `taken`: the holder has the request (it went down the bot's stream);
+- `taken`: the holder has the request (it went down the bot's stream); kept
+  back a moment, so that a quick answer goes in the same push;
 - `answer`: the bot answered in time, with the bot's own time;
 - `moved`: the bot is not (or no longer) here, look for it again;
 - `check`: the deadline passed with no answer here: what became of it?
@@ -67,6 +68,9 @@ BLOCK_S = 1.0
 """How long one read of the inbox blocks (the reader checks for a stop between reads)."""
 RETRY_S = 0.2
 """Pause after Redis failed, before trying again."""
+TAKEN_DELAY_S = 0.05
+"""How long a holder keeps back `taken` for the answer to go with it: well within the asker's
+resend (`referee.tier.channel.RESEND_S`), so that a slow bot's request is not sent again."""
 KEEP_S = 30.0
 """How long a holder remembers a request past its deadline, to answer a re-send or a check."""
 
@@ -458,12 +462,25 @@ class Relay:
         started = self._clock()
         # Only this session's own request resolves it: an answer of the bot to this id.
         future = session.request(request)
-        self._reply(asker, "taken", request_id)
         loop = asyncio.get_running_loop()
         timer = loop.call_later(timeout_s, self._expire, session, request_id)
+        # `taken` waits a little for the answer, to go back with it in one push: most bots
+        # answer within TAKEN_DELAY_S, and then a relayed move is one round trip of Redis
+        # each way (not two back, and two reads of the asker's inbox).
+        acknowledged = False
+
+        def acknowledge() -> None:
+            nonlocal acknowledged
+            if not acknowledged:
+                acknowledged = True
+                self._reply(asker, "taken", request_id)
+
+        taken = loop.call_later(min(TAKEN_DELAY_S, timeout_s / 4), acknowledge)
 
         def back(done: asyncio.Future[Answer]) -> None:
             timer.cancel()
+            taken.cancel()
+            acknowledge()
             if done.cancelled():
                 held.reply = self._reply(asker, Outcome.LATE, request_id)
             elif isinstance(done.exception(), SessionClosed):

@@ -24,6 +24,7 @@ from referee.channels import Answer, RelayUnavailable, SeatGone, SeatTimeout
 from referee.matches import MatchManager
 from referee.runner import Limits
 from referee.sessions import Session
+from referee.tier.channel import RESEND_S
 from referee.tier.registry import Bounds
 from referee.tier.relay import Fault, inbox
 from referee.tier.replica import Tier
@@ -100,6 +101,55 @@ def test_a_request_sent_again_is_taken_once_and_its_answer_sent_again(
             assert await asyncio.wait_for(asking, 10) == Answer("r1", index=1, relayed=True)
             assert [m["kind"] for m in lost] == ["taken", "answer"]
             assert bot.outbox.empty()
+
+    run(test)
+
+
+def test_a_quick_answer_goes_back_with_its_acknowledgement_in_one_push(
+    redis_server: RedisServer,
+) -> None:
+    async def test() -> None:
+        async with tiers(redis_server, "a", "b") as (a, b):
+            bot = await holding(a, b)
+            replying = asyncio.create_task(answering(bot))
+            client = aioredis.from_url(redis_server.url)
+            try:
+                await client.config_resetstat()
+                answer = await a.seats.channel("bot").act(act("r1"), 5)
+                pushes = (await client.info("commandstats"))["cmdstat_rpush"]["calls"]
+            finally:
+                replying.cancel()
+                await client.aclose()
+            assert answer == Answer("r1", index=1, relayed=True)
+            # One push each way: the request, then `taken` and the answer together.
+            assert pushes == 2
+
+    run(test)
+
+
+def test_a_slow_answer_is_acknowledged_before_a_resend_is_due(
+    redis_server: RedisServer,
+) -> None:
+    async def test() -> None:
+        async with tiers(redis_server, "a", "b") as (a, b):
+            bot = await holding(a, b)
+            loop = asyncio.get_running_loop()
+            sent: list[tuple[str, float]] = []
+
+            def record(replica: str, message: dict[str, Any]) -> bool:
+                sent.append((message["kind"], loop.time()))
+                return False
+
+            a.relay.fault = b.relay.fault = record
+            start = loop.time()
+            asking = asyncio.create_task(a.seats.channel("bot").act(act("r1"), 5))
+            assert (await next_act(bot)).request_id == "r1"
+            while not any(kind == "taken" for kind, _ in sent):
+                await asyncio.sleep(0.01)
+            assert bot.answer(Answer("r1", index=1))
+            assert (await asyncio.wait_for(asking, 10)).index == 1
+            assert [kind for kind, _ in sent] == ["act", "taken", "answer"]
+            assert sent[1][1] - start < RESEND_S
 
     run(test)
 
