@@ -2,7 +2,11 @@
 
 bench.scale's relay_cpu_us_per_move: two tiers in this process on the bench's
 Redis relay requests to a bot that answers at once, so that nothing but the
-relay (and this event loop) spends the CPU measured.
+relay (and this event loop, the referee's) spends the CPU measured. With
+`--in-flight` N, N requests are in flight at all times, so that the
+messages of several go in one push and one read of an inbox; with 1, each
+relayed move pays its round trips of Redis alone, as one does in a tier
+where relayed moves come one by one.
 
     python -m bench.relay_cost --redis redis://127.0.0.1:6379/9 [--in-flight 32] [--requests 6400]
 
@@ -21,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from referee.channels import ActRequest, Answer
+from referee.event_loop import run
 from referee.metrics import RefereeMetrics
 from referee.sessions import SessionHub
 from referee.tier.replica import Tier
@@ -102,7 +107,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--requests", type=int, default=6400, help="requests measured (6400)")
     parser.add_argument("--deadline-ms", type=int, default=2000, help="a move's deadline (2000)")
     args = parser.parse_args(argv)
-    used = asyncio.run(relay_cost(args.redis, args.in_flight, args.requests, args.deadline_ms))
+    used = run(relay_cost(args.redis, args.in_flight, args.requests, args.deadline_ms))
     line = {
         "relay_cpu_us_per_move": round(used, 1),
         "requests": measured(args.requests, args.in_flight),

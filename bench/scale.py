@@ -4,7 +4,8 @@ Prints one JSON line:
 {"replicas", "moves_per_s", "speedup", "cpu_bound_speedup", "local_p50_ms",
  "relay_p50_ms", "relay_extra_p50_ms", "loaded_local_p50_ms",
  "loaded_relay_p50_ms", "loaded_relay_extra_p50_ms", "referee_cpu_us_per_move",
- "relay_cpu_us_per_move", "relay_cpu_ratio", "tier_cpu_ratio", "bots_cpu_share",
+ "relay_cpu_us_per_move", "relay_cpu_us_per_lone_move", "relay_cpu_ratio",
+ "tier_cpu_ratio", "tier_extra_cpu_us_per_relayed_move", "bots_cpu_share",
  "relayed_share", "cores", "seconds", "matches", "bots"}
 
 For each replica count R of `--replicas` (default 1,2) the bench starts
@@ -37,13 +38,20 @@ reads, from every referee process's Prometheus metrics and from /proc:
   medians under the full load are the loaded_* fields;
 - relayed_share: the fraction of moves relayed under the full load;
 - relay_cpu_us_per_move: what the relay itself costs per relayed move, both
-  replicas' sides together: two tiers in this process on the bench's Redis,
-  `--matches` requests in flight at once, a bot that answers at once; and
-  relay_cpu_ratio = (a local move's referee CPU in the first run + that) /
-  the local move's: what a relayed move costs against a local one;
-- tier_cpu_ratio: the last run's referee CPU per move over the first's.
-  Above relay_cpu_ratio's share it is the processes' contention for the
-  machine's cores (two referees and the bots on 2 cores), not the relay.
+  replicas' sides together: two tiers in this process on the bench's Redis
+  (`bench.relay_cost`), `--matches` requests in flight at once, a bot that
+  answers at once; and relay_cpu_ratio = (a local move's referee CPU in the
+  first run + that) / the local move's: what a relayed move costs against a
+  local one when many are relayed at once;
+- relay_cpu_us_per_lone_move: the same, one request in flight at a time:
+  each relayed move's pushes and reads of an inbox carry it alone, as in a
+  tier where relayed moves come one by one (they cost several times more);
+- tier_cpu_ratio: the last run's referee CPU per move over the first's, and
+  tier_extra_cpu_us_per_relayed_move the difference of the two per move
+  relayed (last minus first, over relayed_share): what each relayed move
+  cost the tier, to set beside the relay's two figures above. Two referees
+  with no tier between them, each with half the load, cost what one does
+  (docs/performance.md): the tier's extra is its relay.
 
 The bench runs its own redis-server on a free loopback port (no shared
 Redis is touched) and stops every process it started, also on errors.
@@ -89,6 +97,7 @@ from bench.processes import (
 )
 from bench.relay_cost import relay_cost
 from bench.scale_metrics import Mark, Window, buckets, ms, quantile, scrape, scrape_all, total
+from referee.event_loop import run as run_on_referee_loop
 
 BOT_PROCESSES = 2
 """Bot processes: more than one, so that the bots do not all share one core with one loop."""
@@ -97,6 +106,8 @@ BOT_CAPACITY = 4
 READY_TIMEOUT_S = 60.0
 RELAY_REQUESTS = 6400
 """Relayed requests that measure the relay's own cost."""
+LONE_RELAY_REQUESTS = 1000
+"""Relayed requests that measure it one at a time (each pays its round trips alone)."""
 
 
 def describe(error: BaseException) -> str:
@@ -372,10 +383,16 @@ def main() -> int:
                     if latency_window is not None:
                         light = latency_window
                         progress("one match at a time: " + report(latency_window, cores))
-                relay_us = asyncio.run(
+                relay_us = run_on_referee_loop(
                     relay_cost(f"{relay}/0", args.matches, RELAY_REQUESTS, DEADLINE_MS)
                 )
-                progress(f"the relay alone: {relay_us:.0f} µs of CPU per relayed move")
+                lone_relay_us = run_on_referee_loop(
+                    relay_cost(f"{relay}/0", 1, LONE_RELAY_REQUESTS, DEADLINE_MS)
+                )
+                progress(
+                    f"the relay alone: {relay_us:.0f} µs of CPU per relayed move at "
+                    f"{args.matches} in flight, {lone_relay_us:.0f} µs one at a time"
+                )
         except (BenchError, grpc.RpcError) as error:
             what = describe(error)
             if isinstance(error, grpc.RpcError):
@@ -396,6 +413,9 @@ def main() -> int:
     first, last = cpu[0], cpu[-1]
     relay_cpu_ratio = round((first + relay_us) / first, 3) if first else None
     tier_cpu_ratio = round(last / first, 3) if tiers and first and last else None
+    extra_per_relayed = (
+        round((last - first) / share, 1) if tiers and first and last and share else None
+    )
     used = (windows[0].referee_cpu_s + windows[0].bots_cpu_s) / windows[0].elapsed_s
     print(
         json.dumps(
@@ -412,8 +432,10 @@ def main() -> int:
                 "loaded_relay_extra_p50_ms": loaded["relay_extra_p50_ms"],
                 "referee_cpu_us_per_move": [None if c is None else round(c, 1) for c in cpu],
                 "relay_cpu_us_per_move": round(relay_us, 1),
+                "relay_cpu_us_per_lone_move": round(lone_relay_us, 1),
                 "relay_cpu_ratio": relay_cpu_ratio,
                 "tier_cpu_ratio": tier_cpu_ratio,
+                "tier_extra_cpu_us_per_relayed_move": extra_per_relayed,
                 "bots_cpu_share": [round(w.bots_cpu_s / (w.elapsed_s * cores), 3) for w in windows],
                 "relayed_share": share,
                 "cores": cores,
