@@ -28,6 +28,7 @@ import grpc
 from referee.event_loop import run
 
 METHOD = "/bench.PingPong/Stream"
+CONNECT_TIMEOUT_S = 30.0
 
 
 def _identity(data: bytes) -> bytes:
@@ -66,7 +67,9 @@ async def client(port: int, streams: int, size: int, seconds: float) -> dict[str
     seconds this process spent on them."""
     count = 0
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as chan:
-        await chan.channel_ready()
+        # Bounded: a server that never answers ends the client (and the bench, which
+        # waits for its "ready"), rather than hanging it.
+        await asyncio.wait_for(chan.channel_ready(), CONNECT_TIMEOUT_S)
         method = chan.stream_stream(
             METHOD, request_serializer=_identity, response_deserializer=_identity
         )
