@@ -42,7 +42,7 @@ import logging
 import time
 import uuid
 from collections import defaultdict, deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, cast
@@ -109,6 +109,27 @@ class Clients:
         """Close every connection."""
         for client in (self.commands, self.sender, self.reader):
             await client.aclose()
+
+
+async def round_trip(
+    client: aioredis.Redis, commands: Sequence[tuple[str | bytes | int | float, ...]]
+) -> list[Any]:
+    """Send `commands` at once on the single connection of `client`; their raw replies.
+
+    Below redis-py's command layer (its retries, pool and reply callbacks), which cost a
+    relayed move about a fifth of its CPU (docs/performance.md): the relay has its own
+    retries, and each of its two connections is its alone. Replies are read within the
+    client's socket timeout. Any failure, a cancellation included, drops the connection,
+    so that no reply is left unread on it: the next round trip connects again.
+    """
+    connection = (await client.initialize()).connection
+    assert connection is not None
+    try:
+        await connection.send_packed_command(connection.pack_commands(commands))
+        return [await connection.read_response() for _ in commands]
+    except BaseException:
+        await connection.disconnect(nowait=True)
+        raise
 
 
 def inbox(replica: str) -> str:
@@ -329,11 +350,11 @@ class Relay:
         try:
             # The expiry goes with every push, in the same round trip: an inbox its
             # reader emptied (Redis deleted it) comes back with one.
-            async with self._sender.pipeline(transaction=False) as pipe:
-                for replica, messages in queues.items():
-                    pipe.rpush(inbox(replica), *messages)
-                    pipe.pexpire(inbox(replica), expiry_ms)
-                await pipe.execute()
+            commands: list[tuple[str | bytes | int, ...]] = []
+            for replica, messages in queues.items():
+                commands.append(("RPUSH", inbox(replica), *messages))
+                commands.append(("PEXPIRE", inbox(replica), expiry_ms))
+            await round_trip(self._sender, commands)
         except BaseException:
             # Kept for the next try: a request that waits on it has its own deadline.
             for replica, messages in queues.items():
@@ -345,8 +366,9 @@ class Relay:
     async def _read(self) -> None:
         while True:
             try:
-                popped = await self._reader.blmpop(
-                    BLOCK_S, 1, inbox(self.replica), direction="LEFT", count=BATCH
+                (popped,) = await round_trip(
+                    self._reader,
+                    [("BLMPOP", BLOCK_S, 1, inbox(self.replica), "LEFT", "COUNT", BATCH)],
                 )
             except (RedisError, OSError) as error:
                 self._failed(error)

@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 import pytest
 import redis.asyncio as aioredis
+import redis.exceptions
 
 from ladder.records import MatchRequest, MatchStatus
 from ladder.store import Store
@@ -26,7 +27,7 @@ from referee.runner import Limits
 from referee.sessions import Session
 from referee.tier.channel import RESEND_S
 from referee.tier.registry import Bounds
-from referee.tier.relay import Fault, inbox
+from referee.tier.relay import Fault, inbox, round_trip
 from referee.tier.replica import Tier
 from tests.referee.test_tier import act, next_act
 from tests.support.aio import run, tiers
@@ -382,3 +383,22 @@ def test_a_match_the_relay_fails_is_aborted_and_played_again(
         run(test)
     finally:
         store.close()
+
+
+def test_a_round_trip_that_fails_leaves_no_reply_behind(redis_server: RedisServer) -> None:
+    async def test() -> None:
+        client = aioredis.from_url(redis_server.url, single_connection_client=True)
+        try:
+            await client.set("not-a-list", "x")
+            # The first command's error ends the round trip with the second's reply unread.
+            with pytest.raises(redis.exceptions.ResponseError, match="WRONGTYPE"):
+                await round_trip(client, [("RPUSH", "not-a-list", "m"), ("INCR", "count")])
+            # The next round trip reads its own replies, not that one left over.
+            assert await round_trip(client, [("RPUSH", "list", "m"), ("GET", "not-a-list")]) == [
+                1,
+                b"x",
+            ]
+        finally:
+            await client.aclose()
+
+    run(test)
