@@ -149,7 +149,9 @@ def test_a_slow_answer_is_acknowledged_before_a_resend_is_due(
                 await asyncio.sleep(0.01)
             assert bot.answer(Answer("r1", index=1))
             assert (await asyncio.wait_for(asking, 10)).index == 1
-            assert [kind for kind, _ in sent] == ["act", "taken", "answer"]
+            kinds = [kind for kind, _ in sent]
+            assert kinds[:2] == ["act", "taken"] and kinds[-1] == "answer"
+            # Sent by the holder's own timer, not with the answer: before a resend is due.
             assert sent[1][1] - start < RESEND_S
 
     run(test)
