@@ -30,7 +30,7 @@ from referee.tier.registry import Bounds
 from referee.tier.relay import Fault, inbox, round_trip
 from referee.tier.replica import Tier
 from tests.referee.test_tier import act, next_act
-from tests.support.aio import run, tiers
+from tests.support.aio import eventually, run, tiers
 from tests.support.services import RedisServer
 
 
@@ -145,8 +145,11 @@ def test_a_slow_answer_is_acknowledged_before_a_resend_is_due(
             start = loop.time()
             asking = asyncio.create_task(a.seats.channel("bot").act(act("r1"), 5))
             assert (await next_act(bot)).request_id == "r1"
-            while not any(kind == "taken" for kind, _ in sent):
-                await asyncio.sleep(0.01)
+
+            async def acknowledged() -> bool:
+                return any(kind == "taken" for kind, _ in sent)
+
+            await eventually(acknowledged, "the holder's `taken`")
             assert bot.answer(Answer("r1", index=1))
             assert (await asyncio.wait_for(asking, 10)).index == 1
             kinds = [kind for kind, _ in sent]
