@@ -120,7 +120,9 @@ async def round_trip(
     relayed move about a fifth of its CPU (docs/performance.md): the relay has its own
     retries, and each of its two connections is its alone. Replies are read within the
     client's socket timeout. Any failure, a cancellation included, drops the connection,
-    so that no reply is left unread on it: the next round trip connects again.
+    so that no reply is left unread on it: the next round trip connects again. Round trips
+    on one client must not overlap (the client's own lock is not taken): the caller
+    serializes them.
     """
     connection = (await client.initialize()).connection
     assert connection is not None
@@ -219,6 +221,7 @@ class Relay:
         self._reader = clients.reader
         self._queues: defaultdict[str, list[bytes]] = defaultdict(list)
         self._queued = asyncio.Event()
+        self._flushing = asyncio.Lock()
         self._asked: dict[str, Asked] = {}
         self._held: dict[tuple[str, str], Held] = {}
         """The requests taken here, by (asking replica, request id)."""
@@ -342,26 +345,29 @@ class Relay:
                 await asyncio.sleep(RETRY_S)
 
     async def _flush(self) -> None:
-        self._queued.clear()
-        if not self._queues:
-            return
-        queues, self._queues = self._queues, defaultdict(list)
-        expiry_ms = round(self.inbox_expiry_s * 1000)
-        try:
-            # The expiry goes with every push, in the same round trip: an inbox its
-            # reader emptied (Redis deleted it) comes back with one.
-            commands: list[tuple[str | bytes | int, ...]] = []
-            for replica, messages in queues.items():
-                commands.append(("RPUSH", inbox(replica), *messages))
-                commands.append(("PEXPIRE", inbox(replica), expiry_ms))
-            await round_trip(self._sender, commands)
-        except BaseException:
-            # Kept for the next try: a request that waits on it has its own deadline.
-            for replica, messages in queues.items():
-                self._queues[replica][:0] = messages
-            self._queued.set()
-            raise
-        self._answered()
+        # One push at a time on the sender's connection: `close` flushes what is left
+        # while the sender task's push may still wait for its replies.
+        async with self._flushing:
+            self._queued.clear()
+            if not self._queues:
+                return
+            queues, self._queues = self._queues, defaultdict(list)
+            expiry_ms = round(self.inbox_expiry_s * 1000)
+            try:
+                # The expiry goes with every push, in the same round trip: an inbox its
+                # reader emptied (Redis deleted it) comes back with one.
+                commands: list[tuple[str | bytes | int, ...]] = []
+                for replica, messages in queues.items():
+                    commands.append(("RPUSH", inbox(replica), *messages))
+                    commands.append(("PEXPIRE", inbox(replica), expiry_ms))
+                await round_trip(self._sender, commands)
+            except BaseException:
+                # Kept for the next try: a request that waits on it has its own deadline.
+                for replica, messages in queues.items():
+                    self._queues[replica][:0] = messages
+                self._queued.set()
+                raise
+            self._answered()
 
     async def _read(self) -> None:
         while True:

@@ -407,3 +407,25 @@ def test_a_round_trip_that_fails_leaves_no_reply_behind(redis_server: RedisServe
             await client.aclose()
 
     run(test)
+
+
+def test_a_relay_closed_while_a_push_is_on_its_way_sends_the_rest_after_it(
+    redis_server: RedisServer,
+) -> None:
+    async def test() -> None:
+        async with tiers(redis_server, "a", "b") as (a, b):
+            ended: list[str] = []
+            b.relay.on_ended.append(ended.append)
+            a.relay.announce_end("m1", ["b"])
+            await asyncio.sleep(0)  # a's sender takes it and waits for Redis's reply
+            a.relay.announce_end("m2", ["b"])
+            # Closing flushes what is left on the same connection: after that push, not
+            # across it.
+            await a.relay.close()
+
+            async def both() -> bool:
+                return ended == ["m1", "m2"]
+
+            await eventually(both, "both announcements at b")
+
+    run(test)
