@@ -211,6 +211,9 @@ class Play:
     """The open request: the last act, until it is answered or closed."""
     pages: list[asyncio.Queue[str | None]] = field(default_factory=list)
     task: asyncio.Task[None] | None = None
+    answering: asyncio.Lock = field(default_factory=asyncio.Lock)
+    """Held while a move is sent and its "answered" kept: the seat's next events (the
+    referee may send them before the send returns) wait for it, so pages get them after."""
 
     def out(self) -> PlayOut:
         return PlayOut(
@@ -415,7 +418,8 @@ class Desk:
                     event = pending.result()
                 except StopAsyncIteration:
                     return
-                self._publish(play, event)
+                async with play.answering:
+                    self._publish(play, event)
                 if event.type == SeatEventType.MATCH_END:
                     self._end(play, PlayStatus.FINISHED, dict(event.data["result"]))
                     return
@@ -517,12 +521,13 @@ class Desk:
                 409, f"{action[:40]!r} is not a legal move now; legal: {', '.join(act['legal'])}"
             )
         play.act = None  # one answer per request, whoever sends it
-        try:
-            await self.host.answer(play.match_id, request_id, action)
-        except SeatRefused as refused:
-            raise WebError(STATUS[refused.refusal], refused.detail) from None
-        answered = {"type": "answered", "request_id": request_id, "action": action, "by": by}
-        self._keep(play, "answered", json.dumps(answered))
+        async with play.answering:
+            try:
+                await self.host.answer(play.match_id, request_id, action)
+            except SeatRefused as refused:
+                raise WebError(STATUS[refused.refusal], refused.detail) from None
+            answered = {"type": "answered", "request_id": request_id, "action": action, "by": by}
+            self._keep(play, "answered", json.dumps(answered))
 
     def check_pages(self, play: Play) -> None:
         """A 429 when the game has as many pages open as it may."""

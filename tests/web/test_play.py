@@ -9,8 +9,12 @@ the seat's page receives is scanned, at each step, for any card hidden from that
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import itertools
+import json
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncGenerator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,11 +24,14 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
+from arena_cli.play_host import RefereeSeatHost
 from cardarena_api.v1 import arena_pb2 as pb
 from ladder.models import RatingHistoryRow, ResultRow
 from ladder.store import Store
 from ladder.web import create_app
+from ladder.web.play import Bounds, Desk, Play, Seated, SeatEvent, SeatRequest
 from tests.games.test_properties import string_leaves
+from tests.support.aio import eventually, run
 from tests.support.play import (
     Stream,
     check_seat_received,
@@ -350,6 +357,87 @@ def test_a_referee_the_web_cannot_reach_is_a_503_in_one_line(
         assert said.startswith("the web cannot register its play bot guest:"), said
     finally:
         procs.close()
+
+
+class LateAnswers:
+    """The web's real seat host, but a move's send returns only once the seat's next
+    event has been taken by the desk (or after a bound): how a busy event loop may order
+    them, the referee's next act coming in before the send's own continuation runs."""
+
+    BOUND_S = 1.0
+
+    def __init__(self, host: RefereeSeatHost) -> None:
+        self.host = host
+        self.taken = asyncio.Event()
+
+    async def start(self, request: SeatRequest) -> Seated:
+        return await self.host.start(request)
+
+    async def seat(self, match_id: str) -> AsyncGenerator[SeatEvent, None]:
+        async for event in self.host.seat(match_id):
+            yield event
+            self.taken.set()  # the desk is done with it and waits for the next
+
+    async def answer(self, match_id: str, request_id: str, action: str) -> None:
+        self.taken.clear()
+        await self.host.answer(match_id, request_id, action)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.taken.wait(), self.BOUND_S)
+
+    async def close(self) -> None:
+        await self.host.close()
+
+
+def test_a_moves_answer_reaches_the_page_before_the_next_act(arena: PlayArena) -> None:
+    """Whatever order the loop runs things in, the page gets a move's "answered" after its
+    act and before the next act (a late "answered" would tell the person they just moved
+    when the next move is theirs), and a page joining late gets them in the same order."""
+    store = Store(f"sqlite:///{arena.ref.workdir / 'arena.db'}")
+    bounds = Bounds(at_once=1, per_address=1, deadline_ms=10_000, tick_ms=TICK_MS)
+    host = RefereeSeatHost(arena.ref.address, "late-answers", 1, store.retire_bot)
+    request = SeatRequest(
+        game="golden10",
+        opponents=tuple(bot.bot_id for bot in arena.bots),
+        deadline_ms=10_000,
+        options={"rounds": "1"},
+    )
+
+    async def events(
+        desk: Desk, play: Play, till: Callable[[list[dict[str, Any]]], bool]
+    ) -> list[dict[str, Any]]:
+        """What one page gets, until `till` says it has enough."""
+        got: list[dict[str, Any]] = []
+        async for text in desk.events(play):
+            if text:
+                got.append(json.loads(text))
+            if till(got):
+                break
+        return got
+
+    async def game() -> None:
+        desk = Desk(LateAnswers(host), store, bounds)
+        try:
+            play = await desk.start(request, 3, "Cy", "127.0.0.8")
+            page = asyncio.create_task(
+                events(desk, play, lambda got: sum(e["type"] == "answered" for e in got) == 3)
+            )
+            for _ in range(3):
+                act = await eventually(lambda: asyncio.sleep(0, play.act), "the seat's turn", 30)
+                await desk.answer(play, act["request_id"], act["legal"][0])
+            seen = await asyncio.wait_for(page, 30)
+            await eventually(lambda: asyncio.sleep(0, play.act), "the seat's fourth turn", 30)
+            kept = len(play.backlog)
+            late = await events(desk, play, lambda got: len(got) >= kept)
+        finally:
+            await desk.close()
+        for got in (seen, late):
+            order = [(e["type"], e["request_id"]) for e in got if e["type"] in ("act", "answered")]
+            for (kind, request_id), (next_kind, next_id) in itertools.pairwise(order):
+                if next_kind == "answered":
+                    assert (kind, request_id) == ("act", next_id), order
+        assert [e["type"] for e in late][-1] == "act", "a late page ends on the open act"
+
+    run(game, timeout_s=120)
 
 
 def test_play_off_hides_the_link_and_answers_404(tmp_path: Path) -> None:
