@@ -11,9 +11,9 @@ the same run, in the bots' shape: as many client processes as there are bot
 processes (`baseline_clients`, at most one per match), each with its own
 connection, and ratio = moves_per_s / baseline_roundtrips_per_s. The CPU
 figures are the referee process's own user+system time over the played
-window per move, and one bot process's per move it answered (each bot
-answers about 1/bots of the moves), so that the referee's cost and the
-bots' are seen apart; beside each, the same figure for the ping-pong's
+window per move, and the bot processes' together per move (each move is
+one bot's answer: a bot's CPU per move it answered, on the mean), so that
+the referee's cost and the bots' are seen apart; beside each, the same figure for the ping-pong's
 server and its clients: what gRPC alone costs per exchange, the floor under
 both.
 
@@ -263,7 +263,7 @@ def measure(
                 args.game,
                 args.players,
                 args.seconds,
-                [referee.pid, bots[0].pid],
+                [referee.pid, *(bot.pid for bot in bots)],
                 window(referee.pid, bots[0].pid),
             )
         )
@@ -273,7 +273,7 @@ def measure(
         bare = baseline(args.matches, clients, size, seconds, workdir)
         one_client = baseline(args.matches, 1, size, seconds, workdir)
     moves_per_s = measured["moves"] / measured["elapsed_s"]
-    referee_cpu_s, bot_cpu_s = measured["cpu_s"]
+    referee_cpu_s, *bots_cpu_s = measured["cpu_s"]
     moves = max(1, measured["moves"])
     return {
         "moves_per_s": round(moves_per_s, 1),
@@ -283,7 +283,7 @@ def measure(
         "ratio": round(moves_per_s / bare["roundtrips_per_s"], 3),
         "referee_cpu_us_per_move": round(referee_cpu_s * 1e6 / moves, 1),
         "baseline_server_cpu_us_per_roundtrip": round(bare["server_cpu_us"], 1),
-        "bot_cpu_us_per_move": round(bot_cpu_s * 1e6 / (moves / args.bots), 1),
+        "bot_cpu_us_per_move": round(sum(bots_cpu_s) * 1e6 / moves, 1),
         "baseline_client_cpu_us_per_roundtrip": round(bare["client_cpu_us"], 1),
         "baseline_clients": clients,
         "one_client_roundtrips_per_s": round(one_client["roundtrips_per_s"], 1),
