@@ -259,6 +259,7 @@ def run_transfer(args: argparse.Namespace) -> int:
 def run_bot(args: argparse.Namespace) -> int:
     """Play until interrupted."""
     from bots.sdk import AuthError, BotRunner  # grpc: loaded only to talk to the referee
+    from cardarena_api import event_loop
 
     if not args.token:
         raise ValueError("a bot needs its token: --token T or ARENA_BOT_TOKEN")
@@ -269,7 +270,7 @@ def run_bot(args: argparse.Namespace) -> int:
     )
     runner = BotRunner(bots.load(args.bot), args.referee, args.token, args.capacity)
     try:
-        asyncio.run(_play(runner))
+        event_loop.run(_play(runner))
     except KeyboardInterrupt:
         pass
     except AuthError as error:

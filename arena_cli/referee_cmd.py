@@ -36,7 +36,7 @@ def run_referee(args: argparse.Namespace) -> int:
         return Supervisor(settings).run()
     # Imported here: `arena --help` need not load gRPC and the store. Before the
     # logging is set up: what the libraries say as they load is not the referee's.
-    from referee.event_loop import run
+    from cardarena_api.event_loop import run
     from referee.server import serve
 
     logging.basicConfig(

@@ -27,6 +27,7 @@ from pathlib import Path
 import bots
 from bots.base import Bot, Turn
 from bots.sdk import BotRunner
+from cardarena_api import event_loop
 
 
 class Slow(Bot):
@@ -82,7 +83,7 @@ def main() -> int:
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s")
     tokens = [str(token) for token in json.loads(args.tokens.read_text(encoding="utf-8"))]
     runners = make_runners(args.referee, tokens, args.bot, args.capacity, args.delay_ms)
-    asyncio.run(run_all(runners))
+    event_loop.run(run_all(runners))
     answered = sum(r.stats.answered for r in runners)
     cpu_s = time.process_time()
     print(

@@ -10,9 +10,9 @@ exchange in flight per stream, like a referee asking a bot for a move. A
 client waits for its go after connecting, so that several client processes
 (the shape of the bots, one process and connection each) measure one window
 together, none of them while another is still starting. Uses
-generic handlers with raw bytes, so it needs no generated code. The server
-runs on the referee's event loop (`referee.event_loop`), the client on
-asyncio's own, as the bots of the SDK do.
+generic handlers with raw bytes, so it needs no generated code. Server and
+client run on the arena's event loop (`cardarena_api.event_loop`), as the
+referee and the bots of the SDK do.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from collections.abc import AsyncIterator
 
 import grpc
 
-from referee.event_loop import run
+from cardarena_api.event_loop import run
 
 METHOD = "/bench.PingPong/Stream"
 CONNECT_TIMEOUT_S = 30.0
@@ -105,7 +105,7 @@ def main() -> None:
         run(serve(port))
     else:
         streams, size, seconds = int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])
-        print(json.dumps(asyncio.run(client(port, streams, size, seconds))))
+        print(json.dumps(run(client(port, streams, size, seconds))))
 
 
 if __name__ == "__main__":

@@ -24,8 +24,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import replace
 
+from cardarena_api.event_loop import run
 from referee.channels import ActRequest, Answer
-from referee.event_loop import run
 from referee.metrics import RefereeMetrics
 from referee.sessions import SessionHub
 from referee.tier.replica import Tier

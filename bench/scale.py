@@ -97,7 +97,7 @@ from bench.processes import (
 )
 from bench.relay_cost import relay_cost
 from bench.scale_metrics import Mark, Window, buckets, ms, quantile, scrape, scrape_all, total
-from referee.event_loop import run as run_on_referee_loop
+from cardarena_api.event_loop import run as run_on_referee_loop
 
 BOT_PROCESSES = 2
 """Bot processes: more than one, so that the bots do not all share one core with one loop."""

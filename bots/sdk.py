@@ -35,6 +35,7 @@ import grpc
 
 from bots.base import Bot, Turn
 from bots.observations import observation_view
+from cardarena_api import event_loop
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
 from cardarena_api.v1 import cards_pb2 as cards
@@ -338,4 +339,4 @@ class BotRunner:
 
 def run(bot: Bot, address: str, token: str, capacity: int = 1) -> None:
     """Play for `bot` on the referee at `address` until interrupted."""
-    asyncio.run(BotRunner(bot, address, token, capacity).run())
+    event_loop.run(BotRunner(bot, address, token, capacity).run())

@@ -44,7 +44,7 @@ def child_settings(settings: RefereeSettings, index: int) -> RefereeSettings:
 
 
 def _serve_child(settings: RefereeSettings) -> None:
-    from referee.event_loop import run
+    from cardarena_api.event_loop import run
     from referee.server import serve
 
     logging.basicConfig(

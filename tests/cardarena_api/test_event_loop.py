@@ -1,4 +1,5 @@
-"""The referee serves on uvloop's loop where the server extra installs it (not Windows)."""
+"""The referee and the SDK's bots run on uvloop's loop where the base install has it (not
+Windows)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,11 @@ import sys
 
 import pytest
 
-from referee.event_loop import loop_factory, run
+from cardarena_api.event_loop import loop_factory, run
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="uvloop has no Windows build")
-def test_the_referee_runs_on_uvloop() -> None:
+def test_the_arenas_processes_run_on_uvloop() -> None:
     import uvloop
 
     async def which() -> type[asyncio.AbstractEventLoop]:
