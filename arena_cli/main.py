@@ -78,7 +78,6 @@ SERVER_MODULES = frozenset(
         "sqlalchemy",
         "starlette",
         "uvicorn",
-        "uvloop",
     }
 )
 """What the `server` extra brings (pyproject.toml): a bot author's base install lacks them."""
