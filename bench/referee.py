@@ -13,9 +13,9 @@ connection, and ratio = moves_per_s / baseline_roundtrips_per_s. The CPU
 figures are the referee process's own user+system time over the played
 window per move, and the bot processes' together per move (each move is
 one bot's answer: a bot's CPU per move it answered, on the mean), so that
-the referee's cost and the bots' are seen apart; beside each, the same figure for the ping-pong's
-server and its clients: what gRPC alone costs per exchange, the floor under
-both.
+the referee's cost and the bots' are seen apart; beside each, the same
+figure for the ping-pong's server and its clients: what gRPC alone costs
+per exchange, the floor under both.
 
 The same ping-pong from one client process, all its streams on one
 connection (`one_client_*`), is the baseline this bench had first: that

@@ -97,7 +97,7 @@ from bench.processes import (
 )
 from bench.relay_cost import relay_cost
 from bench.scale_metrics import Mark, Window, buckets, ms, quantile, scrape, scrape_all, total
-from cardarena_api.event_loop import run as run_on_referee_loop
+from cardarena_api import event_loop
 
 BOT_PROCESSES = 2
 """Bot processes: more than one, so that the bots do not all share one core with one loop."""
@@ -383,10 +383,10 @@ def main() -> int:
                     if latency_window is not None:
                         light = latency_window
                         progress("one match at a time: " + report(latency_window, cores))
-                relay_us = run_on_referee_loop(
+                relay_us = event_loop.run(
                     relay_cost(f"{relay}/0", args.matches, RELAY_REQUESTS, DEADLINE_MS)
                 )
-                lone_relay_us = run_on_referee_loop(
+                lone_relay_us = event_loop.run(
                     relay_cost(f"{relay}/0", 1, LONE_RELAY_REQUESTS, DEADLINE_MS)
                 )
                 progress(
