@@ -47,8 +47,12 @@ error of the two bots' difference, where their intervals overlap, 0.767
 mates chosen greedily by the Fisher information of the table weighted by
 the bots' posterior variances (E[p(1 - p)] times the sum of the two
 variances, per pair) 0.771 and 0.836, drawn in proportion to its fourth
-power 0.766 and 0.838. None reached today's pairing and live Elo at 20
-games (0.800), and none can by much: a game between equals carries 1.54
+power 0.766 and 0.838; a table mixing the local and the global, on a
+machine where this rule measured 0.770 and 0.847 in the same run, the seed
+with one of its 2 nearest and two bots drawn from the whole field 0.760 and
+0.830, with two of its 4 nearest and one from the field 0.770 and 0.837. None
+reached today's pairing and live Elo at 20 games (0.800), and none can by
+much: a game between equals carries 1.54
 times the Fisher information of one between random bots of this field
 (mean p(1 - p) 0.162 against 0.25, at the luck's flattening 0.81), and the
 fitted standings of today's random-like tables reach 0.800 at about 16
