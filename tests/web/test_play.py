@@ -437,7 +437,10 @@ def test_a_moves_answer_reaches_the_page_before_the_next_act(arena: PlayArena) -
                     assert (kind, request_id) == ("act", next_id), order
         assert [e["type"] for e in late][-1] == "act", "a late page ends on the open act"
 
-    run(game, timeout_s=120)
+    try:
+        run(game, timeout_s=120)
+    finally:
+        store.close()
 
 
 def test_play_off_hides_the_link_and_answers_404(tmp_path: Path) -> None:
