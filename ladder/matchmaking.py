@@ -50,7 +50,11 @@ variances, per pair) 0.771 and 0.836, drawn in proportion to its fourth
 power 0.766 and 0.838; a table mixing the local and the global, on a
 machine where this rule measured 0.770 and 0.847 in the same run, the seed
 with one of its 2 nearest and two bots drawn from the whole field 0.760 and
-0.830, with two of its 4 nearest and one from the field 0.770 and 0.837. None
+0.830, with two of its 4 nearest and one from the field 0.770 and 0.837; on the
+same machine, the draw that meets the fewest pairs of bots met in the recent
+tables again (more mixing, still near), from the 2, 3, 4, 6 and 8 times as
+many nearest, 0.769, 0.775, 0.777, 0.776 and 0.771 at 10 games (over 64
+fields, from 4 times as many, 0.778 against this rule's 0.777). None
 reached today's pairing and live Elo at 20 games (0.800), and none can by
 much: a game between equals carries 1.54
 times the Fisher information of one between random bots of this field
