@@ -301,6 +301,13 @@ def quantile(ordered: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * q))] if ordered else 0.0
 
 
+def within_replicas(held: dict[str, str]) -> list[str]:
+    """The bots of `held` (bot id -> replica), replica by replica: any few consecutive
+    ones sit on one replica where they can, so a match of them is played with no seat
+    relayed (only those that straddle two replicas' bots have one)."""
+    return [bot for bot, _ in sorted(held.items(), key=lambda item: (item[1], item[0]))]
+
+
 def across_replicas(held: dict[str, str]) -> list[str]:
     """The bots of `held` (bot id -> replica) taken from each replica in turn: any few
     consecutive ones sit on as many replicas as they can, so a match of them has seats

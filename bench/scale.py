@@ -6,7 +6,7 @@ Prints one JSON line:
  "loaded_relay_p50_ms", "loaded_relay_extra_p50_ms", "referee_cpu_us_per_move",
  "relay_cpu_us_per_move", "relay_cpu_us_per_lone_move", "relay_cpu_ratio",
  "tier_cpu_ratio", "tier_extra_cpu_us_per_relayed_move", "bots_cpu_share",
- "relayed_share", "cores", "seconds", "matches", "bots"}
+ "relayed_share", "cores", "seconds", "matches", "bots", "seat_by_replica"}
 
 For each replica count R of `--replicas` (default 1,2) the bench starts
 `arena referee --processes R --relay redis://.../R` on a fresh SQLite
@@ -53,12 +53,19 @@ reads, from every referee process's Prometheus metrics and from /proc:
   with no tier between them, each with half the load, cost what one does
   (docs/performance.md): the tier's extra is its relay.
 
+Each loaded match seats consecutive bots in the order they registered, whichever
+replicas hold them, so a fifth to nearly a third of the moves are relayed, as in a tier whose
+bots land where the kernel or the load balancer puts them. With
+`--seat-by-replica` they are taken replica by replica instead, so that nearly
+every match has all its seats on one replica (seat_by_replica true): what the
+tier would cost if no move had to be relayed, the floor of tier_cpu_ratio.
+
 The bench runs its own redis-server on a free loopback port (no shared
 Redis is touched) and stops every process it started, also on errors.
 Progress goes to stderr.
 
     python -m bench.scale [--seconds 10] [--matches 32] [--bots 24] [--game golden10]
-        [--players 3] [--replicas 1,2] [--latency-seconds 5]
+        [--players 3] [--replicas 1,2] [--latency-seconds 5] [--seat-by-replica]
 """
 
 from __future__ import annotations
@@ -94,6 +101,7 @@ from bench.processes import (
     start_redis,
     tail,
     wait_connected,
+    within_replicas,
 )
 from bench.relay_cost import relay_cost
 from bench.scale_metrics import Mark, Window, buckets, ms, quantile, scrape, scrape_all, total
@@ -173,12 +181,18 @@ def wait_replicas(
 
 
 def run(
-    replicas: int, relay: str, redis: int, options: Options, workdir: Path
+    replicas: int,
+    relay: str,
+    redis: int,
+    options: Options,
+    workdir: Path,
+    seat_by_replica: bool = False,
 ) -> tuple[Window, Window | None]:
     """One referee tier of `replicas` processes under the load; its window's measures,
     and with several replicas those of a window with one match at a time.
 
-    `relay` is the Redis URL (without a database number), `redis` its server's pid.
+    `relay` is the Redis URL (without a database number), `redis` its server's pid. With
+    `seat_by_replica` the load's matches seat bots of one replica where they can.
     """
     rundir = workdir / f"replicas-{replicas}"
     rundir.mkdir()
@@ -237,7 +251,7 @@ def run(
         # The one match at a time always seats the first few bots: taken across the
         # replicas, so that its moves include relayed ones, whichever replicas the bots
         # happened to connect to (all on one, about a quarter of the time, left nothing relayed).
-        phases = [("", options, bot_ids)]
+        phases = [("", options, within_replicas(held) if seat_by_replica else bot_ids)]
         if replicas > 1:
             phases.append(("light ", light, across_replicas(held)))
         windows: list[Window] = []
@@ -337,6 +351,12 @@ def main() -> int:
         help="comma-separated referee process counts, each run in turn (default 1,2)",
     )
     parser.add_argument(
+        "--seat-by-replica",
+        action="store_true",
+        help="seat each loaded match's bots from one replica where it can: what a tier "
+        "with (almost) no relayed moves costs",
+    )
+    parser.add_argument(
         "--workdir",
         type=Path,
         help="keep logs and databases here (a new directory) instead of a temporary one",
@@ -377,7 +397,9 @@ def main() -> int:
                 relay, redis = start_redis(workdir, started)
                 progress(f"redis-server at {relay}; work directory {workdir}")
                 for replicas in counts:
-                    window, latency_window = run(replicas, relay, redis, options, workdir)
+                    window, latency_window = run(
+                        replicas, relay, redis, options, workdir, args.seat_by_replica
+                    )
                     windows.append(window)
                     progress(report(window, cores))
                     if latency_window is not None:
@@ -442,6 +464,7 @@ def main() -> int:
                 "seconds": args.seconds,
                 "matches": args.matches,
                 "bots": args.bots,
+                "seat_by_replica": args.seat_by_replica,
             }
         ),
         flush=True,
