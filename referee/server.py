@@ -39,6 +39,7 @@ from referee.authoring import AuthorService
 from referee.bot_views import BotViews
 from referee.challenging import Challenges
 from referee.decoding import DecodeGuard
+from referee.encoded_replies import EncodedReplies
 from referee.gate import Gatekeeper
 from referee.matches import MatchManager
 from referee.metrics import RefereeMetrics
@@ -205,7 +206,7 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
     placer = None if tier is None else Placer(tier, manager.start, metrics)
     gate = Gatekeeper(settings, store)
     server = grpc.aio.server(
-        interceptors=[DecodeGuard()],
+        interceptors=[DecodeGuard(), EncodedReplies()],
         options=[
             ("grpc.max_receive_message_length", settings.max_message_bytes),
             ("grpc.max_send_message_length", 16 * 1024 * 1024),

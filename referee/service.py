@@ -153,7 +153,7 @@ class BotService(pb_grpc.BotServiceServicer):
             )
             while (message := await session.outbox.get()) is not None:
                 await context.write(
-                    wire_results.referee_message(message, session.observation_json, time.time())
+                    wire_results.referee_bytes(message, session.observation_json, time.time())
                 )
             finished = reader.done() and not reader.cancelled() and reader.exception() is None
             ended = reader.result() if finished else None

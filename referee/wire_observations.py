@@ -403,9 +403,36 @@ _DETAILS: dict[str, Callable[[Any], bytes]] = {
 """Per game, the encoded typed form of its observation's own fields (the engine's TypedDict)."""
 
 
-def _observation_head(obs: dict[str, Any], with_json: bool) -> cards.Observation:
-    """The fields every game's observation has (and its JSON if `with_json`)."""
-    return cards.Observation(
+def _varint(value: int) -> bytes:
+    """`value` (not negative) as a protobuf varint: seven bits a byte, the lowest first."""
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def length_delimited(number: int, payload: bytes) -> bytes:
+    """Field `number` holding `payload` (an encoded message), as protobuf writes it: its
+    key, its length, the payload. Joined to a message's other encoded fields, it parses as
+    that message with the field set (fields may come in any order)."""
+    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+
+
+_DETAIL_NUMBERS = {
+    game: cards.Observation.DESCRIPTOR.fields_by_name[game].number for game in _DETAILS
+}
+"""Per game, the number of its field in the `detail` oneof of an Observation."""
+
+
+def observation_bytes(obs: dict[str, Any], with_json: bool = False) -> bytes:
+    """The typed observation, encoded; the engine's JSON alongside if `with_json` (a
+    session asked). Its head (the fields every game has) is a message serialized; the
+    game's own fields are a join of entries encoded once (`_DETAILS`), put in as they
+    are: parsing them into a message, for gRPC to serialize again, cost a move more than
+    the join itself (docs/performance.md)."""
+    head = cards.Observation(
         game=obs["game"],
         seat=obs["seat"],
         players=obs["players"],
@@ -414,18 +441,13 @@ def _observation_head(obs: dict[str, Any], with_json: bool) -> cards.Observation
         scores=obs["scores"],
         json=orjson.dumps(obs).decode() if with_json else "",
     )
-
-
-def _parse_detail(message: cards.Observation, obs: dict[str, Any]) -> None:
-    """Parse the game's own fields into `message` (in place: nothing is copied)."""
-    getattr(message, obs["game"]).MergeFromString(_DETAILS[obs["game"]](obs))
+    game = obs["game"]
+    return head.SerializeToString() + length_delimited(_DETAIL_NUMBERS[game], _DETAILS[game](obs))
 
 
 def observation_message(obs: dict[str, Any], with_json: bool = False) -> cards.Observation:
-    """The typed observation; the engine's JSON alongside if `with_json` (a session asked)."""
-    message = _observation_head(obs, with_json)
-    _parse_detail(message, obs)
-    return message
+    """The typed observation (`observation_bytes`, parsed)."""
+    return cards.Observation.FromString(observation_bytes(obs, with_json))
 
 
 def _or(value: int | None, default: int) -> int:

@@ -327,6 +327,38 @@ def test_an_act_request_carries_typed_legal_actions_and_observation() -> None:
     assert json.loads(act.observation.json) == state.observation(seat)
 
 
+@pytest.mark.parametrize(("game", "players", "options", "seeds"), TABLES[::2], ids=IDS[::2])
+def test_the_act_a_session_writes_is_the_act_built_field_by_field(
+    game: str, players: int, options: dict[str, Any], seeds: tuple[int, ...]
+) -> None:
+    """The encoded pieces an Act is joined from (`referee_bytes`) parse as the Act
+    protobuf builds from the same request, with and without the JSON."""
+    for step, state in enumerate(states(game, players, options, seeds[0])):
+        if state.is_over() or (game == "goof" and step % 5):
+            continue
+        for seat in state.to_act():
+            legal = tuple(str(action) for action in state.legal_actions(seat))
+            obs = state.observation(seat)
+            request = ActRequest(f"r{step}", "m1", 1, game, seat, players, obs, legal, 300, 900)
+            for with_json in (False, True):
+                built = pb.RefereeMessage(
+                    act=pb.Act(
+                        request_id=f"r{step}",
+                        match_id="m1",
+                        game_index=1,
+                        game=game,
+                        seat=seat,
+                        observation=wire_observations.observation_message(obs, with_json),
+                        legal=[wire_actions.action_message(game, text, seat) for text in legal],
+                        deadline_ms=300,
+                        time_bank_ms=900,
+                        sent_at_ms=1_000_000,
+                    )
+                )
+                written = wire_results.referee_bytes(request, with_json, now=1000.0)
+                assert pb.RefereeMessage.FromString(written) == built
+
+
 def test_notices_and_errors_have_their_messages() -> None:
     start = wire_results.referee_message(
         GameStart(
@@ -380,6 +412,9 @@ def test_notices_and_errors_have_their_messages() -> None:
     }
     end_of_match = wire_results.referee_message(MatchEnd("m1", MatchResult.from_json(result)))
     assert json.loads(end_of_match.match_end.result.json) == result
+    for notice in (Forfeit("m1", 0, 1, reason="3 strikes"), Problem("no open request", "x")):
+        encoded = wire_results.referee_bytes(notice)
+        assert encoded == wire_results.referee_message(notice).SerializeToString()
     assert list(end_of_match.match_end.result.forfeits) == ["b"]
     assert end_of_match.match_end.result.games[0].seed == 5
     assert end_of_match.match_end.result.games[0].seed_decimal == "5"
