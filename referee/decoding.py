@@ -13,18 +13,14 @@ bots' Session) gets an `Undecodable` among them, and ends the call itself.
 from __future__ import annotations
 
 import inspect
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import grpc
 
+from referee.handler_rewrites import HandlerRewrite
+
 INVALID = grpc.StatusCode.INVALID_ARGUMENT
-
-
-if TYPE_CHECKING:
-    _Interceptor = grpc.aio.ServerInterceptor[Any, Any]  # generic in the stubs only
-else:
-    _Interceptor = grpc.aio.ServerInterceptor
 
 
 class Undecodable:
@@ -85,28 +81,11 @@ def _guard(behaviour: Callable[..., Any], streaming: bool) -> Callable[..., Any]
     return coroutine
 
 
-class DecodeGuard(_Interceptor):
+class DecodeGuard(HandlerRewrite):
     """Makes every handler answer an undecodable request with INVALID_ARGUMENT."""
 
-    def __init__(self) -> None:
-        self._handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
-
-    async def intercept_service(
-        self,
-        continuation: Callable[
-            [grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any]]
-        ],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler[Any, Any]:
-        method: str = handler_call_details.method
-        handler = self._handlers.get(method)
-        if handler is None:
-            found = await continuation(handler_call_details)
-            if found is None or not hasattr(found, "_replace"):
-                return found
-            handler = self._guarded(method, found)
-            self._handlers[method] = handler
-        return handler
+    def rewrite(self, method: str, handler: Any) -> Any:
+        return self._guarded(method, handler)
 
     @staticmethod
     def _guarded(method: str, handler: Any) -> Any:

@@ -10,15 +10,10 @@ that passes bytes through and serializes a message as before.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
-import grpc
-
-if TYPE_CHECKING:
-    _Interceptor = grpc.aio.ServerInterceptor[Any, Any]  # generic in the stubs only
-else:
-    _Interceptor = grpc.aio.ServerInterceptor
+from referee.handler_rewrites import HandlerRewrite
 
 
 def _passing_bytes(serialize: Callable[[Any], bytes]) -> Callable[[Any], bytes]:
@@ -28,25 +23,10 @@ def _passing_bytes(serialize: Callable[[Any], bytes]) -> Callable[[Any], bytes]:
     return serializer
 
 
-class EncodedReplies(_Interceptor):
+class EncodedReplies(HandlerRewrite):
     """Lets every handler write a reply as bytes it encoded itself."""
 
-    def __init__(self) -> None:
-        self._handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
-
-    async def intercept_service(
-        self,
-        continuation: Callable[
-            [grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any]]
-        ],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler[Any, Any]:
-        method: str = handler_call_details.method
-        handler = self._handlers.get(method)
-        if handler is None:
-            found: Any = await continuation(handler_call_details)
-            if found is None or found.response_serializer is None:
-                return found  # type: ignore[no-any-return]
-            handler = found._replace(response_serializer=_passing_bytes(found.response_serializer))
-            self._handlers[method] = handler
-        return handler
+    def rewrite(self, method: str, handler: Any) -> Any:
+        if handler.response_serializer is None:
+            return handler
+        return handler._replace(response_serializer=_passing_bytes(handler.response_serializer))
