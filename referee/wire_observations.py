@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from functools import cache, lru_cache
+from itertools import starmap
 from typing import Any
 
 import orjson
@@ -48,7 +49,7 @@ TrickKey = tuple[Any, ...]
 
 
 def _trick_key(trick: goodge.GoodgeTrick | golden10.Golden10Trick) -> TrickKey:
-    return (trick["leader"], trick["winner"], *(tuple(play) for play in trick["cards"]))
+    return (trick["leader"], trick["winner"], *map(tuple, trick["cards"]))
 
 
 def _leader(plays: Sequence[SeatEntry]) -> int:
@@ -162,10 +163,10 @@ def _goodge_detail(obs: goodge.GoodgeObservation) -> bytes:
             _field(_GOODGE, "to_act", _or(obs["to_act"], -1)),
             _goodge_round_end_entry(obs["last_round"]),
             *map(_goodge_hand_entry, obs["hand"]),
-            *(_goodge_bid_entry(seat, bid) for seat, bid in obs["bids"]),
+            *starmap(_goodge_bid_entry, obs["bids"]),
             *map(_goodge_stash_entry, obs["stash"] or ()),
             *(_goodge_trick_entry(_trick_key(trick), trick["points"]) for trick in obs["tricks"]),
-            *(_goodge_play_entry(seat, card) for seat, card in plays),
+            *starmap(_goodge_play_entry, plays),
             _goodge_option_entries(tuple(obs["options"].items())),
         ]
     )
@@ -269,8 +270,8 @@ def _golden10_detail(obs: golden10.Golden10Observation) -> bytes:
             _field(_GOLDEN10, "to_act", _or(obs["to_act"], -1)),
             _golden10_round_end_entry(obs["last_round"]),
             *map(_golden10_hand_entry, obs["hand"]),
-            *(_golden10_trick_entry(_trick_key(trick)) for trick in obs["tricks"]),
-            *(_golden10_play_entry(seat, card) for seat, card in plays),
+            *map(_golden10_trick_entry, map(_trick_key, obs["tricks"])),
+            *starmap(_golden10_play_entry, plays),
         ]
     )
 
@@ -390,7 +391,7 @@ def _goof_detail(obs: goof.GoofObservation) -> bytes:
                 _goof_pile_entry(pile["id"], pile["suit"], pile["top"], pile["size"])
                 for pile in obs["piles"]
             ),
-            *(_goof_move_entry(seat, action, ok) for seat, action, ok in obs["last_tick"]),
+            *starmap(_goof_move_entry, obs["last_tick"]),
         ]
     )
 
