@@ -427,23 +427,39 @@ _DETAIL_NUMBERS = {
 """Per game, the number of its field in the `detail` oneof of an Observation."""
 
 
+_JSON_NUMBER = cards.Observation.DESCRIPTOR.fields_by_name["json"].number
+
+
+@lru_cache(maxsize=FIELD_ENTRIES)
+def _head(
+    game: str, seat: int, players: int, round_: int, dealer: int, scores: tuple[int, ...]
+) -> bytes:
+    """The fields every game's observation has, encoded once: they change once a round."""
+    message = cards.Observation(
+        game=game, seat=seat, players=players, round=round_, dealer=dealer, scores=scores
+    )
+    return message.SerializeToString()
+
+
 def observation_bytes(obs: dict[str, Any], with_json: bool = False) -> bytes:
     """The typed observation, encoded; the engine's JSON alongside if `with_json` (a
-    session asked). Its head (the fields every game has) is a message serialized; the
-    game's own fields are a join of entries encoded once (`_DETAILS`), put in as they
-    are: parsing them into a message, for gRPC to serialize again, cost a move more than
-    the join itself (docs/performance.md)."""
-    head = cards.Observation(
-        game=obs["game"],
-        seat=obs["seat"],
-        players=obs["players"],
-        round=obs["round"],
-        dealer=_or(obs.get("dealer"), -1),
-        scores=obs["scores"],
-        json=orjson.dumps(obs).decode() if with_json else "",
-    )
+    session asked). Its head (the fields every game has) and the game's own fields are
+    joins of entries encoded once (`_head`, `_DETAILS`), put in as they are: parsing
+    them into a message, for gRPC to serialize again, cost a move more than the joins
+    themselves (docs/performance.md)."""
     game = obs["game"]
-    return head.SerializeToString() + length_delimited(_DETAIL_NUMBERS[game], _DETAILS[game](obs))
+    head = _head(
+        game,
+        obs["seat"],
+        obs["players"],
+        obs["round"],
+        _or(obs.get("dealer"), -1),
+        tuple(obs["scores"]),
+    )
+    detail = length_delimited(_DETAIL_NUMBERS[game], _DETAILS[game](obs))
+    if with_json:
+        return head + detail + length_delimited(_JSON_NUMBER, orjson.dumps(obs))
+    return head + detail
 
 
 def observation_message(obs: dict[str, Any], with_json: bool = False) -> cards.Observation:
