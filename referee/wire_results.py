@@ -63,7 +63,7 @@ def referee_bytes(message: Outgoing, with_json: bool = False, now: float = 0.0) 
     An Act, the message of every move, is joined from encoded pieces (its scalar fields,
     the observation, the legal entries encoded once each) and never built as a message:
     building it meant parsing the pieces into it for gRPC to serialize it again, 6 µs a
-    move measured alone and 8-17% of the referee's CPU a move under `bench.referee`
+    move measured alone and about 7% of the referee's CPU a move under `bench.referee`
     (docs/performance.md). The server writes these bytes as they are
     (`referee.encoded_replies`).
     """
