@@ -52,7 +52,15 @@ def _trick_key(trick: goodge.GoodgeTrick | golden10.Golden10Trick) -> TrickKey:
     return (trick["leader"], trick["winner"], *map(tuple, trick["cards"]))
 
 
-def _leader(plays: Sequence[SeatEntry]) -> int:
+def _open_plays(plays: Sequence[SeatEntry]) -> tuple[tuple[Any, ...], ...]:
+    """The plays of the trick being played, hashable: its entry is encoded whole, once for
+    each state of the trick. A message field may come in parts that a parser merges (a
+    trick's leader, then its plays one entry each), but not every parser merges them:
+    protobufjs, under the Node SDK, keeps the last part only."""
+    return tuple(map(tuple, plays))
+
+
+def _leader(plays: Sequence[Sequence[Any]]) -> int:
     """Who led the trick being played (-1 before its first card)."""
     return plays[0][0] if plays else -1
 
@@ -90,12 +98,6 @@ def _goodge_bid_entry(seat: int, bid: str) -> bytes:
 
 
 @cache
-def _goodge_play_entry(seat: int, card: str) -> bytes:
-    """A card of the trick being played."""
-    trick = cards.GoodgeTrick(plays=[goodge_play(seat, card)])
-    return cards.GoodgeObservation(trick=trick).SerializeToString()
-
-
 @lru_cache(maxsize=FINISHED_TRICKS)
 def _goodge_trick_entry(key: TrickKey, points: int) -> bytes:
     """A finished trick: it never changes, so it is encoded once for every later request."""
@@ -153,7 +155,7 @@ def _goodge_detail(obs: goodge.GoodgeObservation) -> bytes:
             _field(_GOODGE, "stash_size", obs["stash_size"]),
             _field(_GOODGE, "stash_known", obs["stash"] is not None),
             # The trick being played: no winner yet, no points counted; its plays are entries.
-            _goodge_open_trick(_leader(plays)),
+            _goodge_open_trick(_open_plays(plays)),
             _field(
                 _GOODGE, "lead_suit", GOODGE_SUITS[lead] if lead else cards.GOODGE_SUIT_UNSPECIFIED
             ),
@@ -166,15 +168,19 @@ def _goodge_detail(obs: goodge.GoodgeObservation) -> bytes:
             *starmap(_goodge_bid_entry, obs["bids"]),
             *map(_goodge_stash_entry, obs["stash"] or ()),
             *(_goodge_trick_entry(_trick_key(trick), trick["points"]) for trick in obs["tricks"]),
-            *starmap(_goodge_play_entry, plays),
             _goodge_option_entries(tuple(obs["options"].items())),
         ]
     )
 
 
-@cache
-def _goodge_open_trick(leader: int) -> bytes:
-    return _entry(_GOODGE, "trick", cards.GoodgeTrick(leader=leader, winner=-1))
+@lru_cache(maxsize=FIELD_ENTRIES)
+def _goodge_open_trick(plays: tuple[tuple[Any, ...], ...]) -> bytes:
+    """The trick being played, its plays so far (no winner yet), as one entry: see
+    `_open_plays`."""
+    trick = cards.GoodgeTrick(
+        leader=_leader(plays), winner=-1, plays=[goodge_play(seat, card) for seat, card in plays]
+    )
+    return _entry(_GOODGE, "trick", trick)
 
 
 def _goodge_round_end_entry(end: goodge.GoodgeRoundEnd | None) -> bytes:
@@ -226,12 +232,6 @@ def _golden10_hand_entry(card: str) -> bytes:
 
 
 @cache
-def _golden10_play_entry(seat: int, card: str) -> bytes:
-    """A card of the trick being played."""
-    trick = cards.Golden10Trick(plays=[golden10_play(seat, card)])
-    return cards.Golden10Observation(trick=trick).SerializeToString()
-
-
 @lru_cache(maxsize=FINISHED_TRICKS)
 def _golden10_trick_entry(key: TrickKey) -> bytes:
     """A finished trick, encoded once for every later request."""
@@ -260,7 +260,7 @@ def _golden10_detail(obs: golden10.Golden10Observation) -> bytes:
                 GOLDEN10_COLOURS[led] if led else cards.GOLDEN10_COLOUR_UNSPECIFIED,
             ),
             # The trick being played: no winner yet; its plays are entries.
-            _golden10_open_trick(_leader(plays)),
+            _golden10_open_trick(_open_plays(plays)),
             _field(_GOLDEN10, "red_points_taken", tuple(obs["red_points_taken"])),
             _field(_GOLDEN10, "yellow10_taken_by", _or(obs["yellow10_taken_by"], -1)),
             _field(_GOLDEN10, "left_over_count", obs["left_over_count"]),
@@ -271,14 +271,18 @@ def _golden10_detail(obs: golden10.Golden10Observation) -> bytes:
             _golden10_round_end_entry(obs["last_round"]),
             *map(_golden10_hand_entry, obs["hand"]),
             *map(_golden10_trick_entry, map(_trick_key, obs["tricks"])),
-            *starmap(_golden10_play_entry, plays),
         ]
     )
 
 
-@cache
-def _golden10_open_trick(leader: int) -> bytes:
-    return _entry(_GOLDEN10, "trick", cards.Golden10Trick(leader=leader, winner=-1))
+@lru_cache(maxsize=FIELD_ENTRIES)
+def _golden10_open_trick(plays: tuple[tuple[Any, ...], ...]) -> bytes:
+    """The trick being played, its plays so far (no winner yet), as one entry: see
+    `_open_plays`."""
+    trick = cards.Golden10Trick(
+        leader=_leader(plays), winner=-1, plays=[golden10_play(seat, card) for seat, card in plays]
+    )
+    return _entry(_GOLDEN10, "trick", trick)
 
 
 def _golden10_round_end_entry(end: golden10.Golden10RoundEnd | None) -> bytes:

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from google.protobuf.descriptor import Descriptor
 
 import games
 from cardarena_api.v1 import arena_pb2 as pb
@@ -357,6 +358,62 @@ def test_the_act_a_session_writes_is_the_act_built_field_by_field(
                 )
                 written = wire_results.referee_bytes(request, with_json, now=1000.0)
                 assert pb.RefereeMessage.FromString(written) == built
+
+
+def _varint(data: bytes, at: int) -> tuple[int, int]:
+    value, shift = 0, 0
+    while True:
+        byte = data[at]
+        value |= (byte & 0x7F) << shift
+        at, shift = at + 1, shift + 7
+        if byte < 0x80:
+            return value, at
+
+
+def singular_messages_in_parts(descriptor: Descriptor, data: bytes) -> list[str]:
+    """The singular message fields that come more than once in `data` (an encoded
+    `descriptor` message), at any depth: a parser that does not merge them (protobufjs,
+    under the Node SDK) keeps only the last part."""
+    seen: Counter[int] = Counter()
+    found: list[str] = []
+    at = 0
+    while at < len(data):
+        key, at = _varint(data, at)
+        number, kind = key >> 3, key & 7
+        if kind == 0:
+            _, at = _varint(data, at)
+            continue
+        if kind in (1, 5):
+            at += 8 if kind == 1 else 4
+            continue
+        assert kind == 2, kind
+        size, at = _varint(data, at)
+        payload, at = data[at : at + size], at + size
+        field = descriptor.fields_by_number[number]
+        if field.message_type is None:
+            continue
+        if not field.is_repeated:
+            seen[number] += 1
+            if seen[number] == 2:
+                found.append(f"{descriptor.name}.{field.name}")
+        found += singular_messages_in_parts(field.message_type, payload)
+    return found
+
+
+@pytest.mark.parametrize(("game", "players", "options", "seeds"), TABLES, ids=IDS)
+def test_an_act_has_no_message_field_in_parts(
+    game: str, players: int, options: dict[str, Any], seeds: tuple[int, ...]
+) -> None:
+    for step, state in enumerate(states(game, players, options, seeds[0])):
+        if state.is_over() or (game == "goof" and step % 5):
+            continue
+        for seat in state.to_act():
+            legal = tuple(str(action) for action in state.legal_actions(seat))
+            request = ActRequest(
+                "r", "m", 0, game, seat, players, state.observation(seat), legal, 1, 1
+            )
+            written = wire_results.referee_bytes(request, with_json=True)
+            assert singular_messages_in_parts(pb.RefereeMessage.DESCRIPTOR, written) == []
 
 
 def test_notices_and_errors_have_their_messages() -> None:
