@@ -97,7 +97,6 @@ def _goodge_bid_entry(seat: int, bid: str) -> bytes:
     return _entry(cards.GoodgeObservation, "bids", [typed])
 
 
-@cache
 @lru_cache(maxsize=FINISHED_TRICKS)
 def _goodge_trick_entry(key: TrickKey, points: int) -> bytes:
     """A finished trick: it never changes, so it is encoded once for every later request."""
@@ -133,6 +132,19 @@ def _field(message: Callable[..., Message], name: str, value: Hashable) -> bytes
     return _entry(message, name, list(value) if isinstance(value, tuple) else value)
 
 
+@lru_cache(maxsize=FIELD_ENTRIES)
+def _open_trick(
+    observation: Callable[..., Message],
+    trick: Callable[..., Message],
+    play: Callable[[int, str], Message],
+    plays: tuple[tuple[Any, ...], ...],
+) -> bytes:
+    """The trick being played (an `observation`'s `trick`), its plays so far and no winner
+    yet, as one entry: see `_open_plays`."""
+    plays_so_far = [play(seat, card) for seat, card in plays]
+    return _entry(observation, "trick", trick(leader=_leader(plays), winner=-1, plays=plays_so_far))
+
+
 _GOODGE = cards.GoodgeObservation
 
 
@@ -155,7 +167,7 @@ def _goodge_detail(obs: goodge.GoodgeObservation) -> bytes:
             _field(_GOODGE, "stash_size", obs["stash_size"]),
             _field(_GOODGE, "stash_known", obs["stash"] is not None),
             # The trick being played: no winner yet, no points counted; its plays are entries.
-            _goodge_open_trick(_open_plays(plays)),
+            _open_trick(_GOODGE, cards.GoodgeTrick, goodge_play, _open_plays(plays)),
             _field(
                 _GOODGE, "lead_suit", GOODGE_SUITS[lead] if lead else cards.GOODGE_SUIT_UNSPECIFIED
             ),
@@ -171,16 +183,6 @@ def _goodge_detail(obs: goodge.GoodgeObservation) -> bytes:
             _goodge_option_entries(tuple(obs["options"].items())),
         ]
     )
-
-
-@lru_cache(maxsize=FIELD_ENTRIES)
-def _goodge_open_trick(plays: tuple[tuple[Any, ...], ...]) -> bytes:
-    """The trick being played, its plays so far (no winner yet), as one entry: see
-    `_open_plays`."""
-    trick = cards.GoodgeTrick(
-        leader=_leader(plays), winner=-1, plays=[goodge_play(seat, card) for seat, card in plays]
-    )
-    return _entry(_GOODGE, "trick", trick)
 
 
 def _goodge_round_end_entry(end: goodge.GoodgeRoundEnd | None) -> bytes:
@@ -231,7 +233,6 @@ def _golden10_hand_entry(card: str) -> bytes:
     return _entry(cards.Golden10Observation, "hand", [golden10_card(card)])
 
 
-@cache
 @lru_cache(maxsize=FINISHED_TRICKS)
 def _golden10_trick_entry(key: TrickKey) -> bytes:
     """A finished trick, encoded once for every later request."""
@@ -260,7 +261,7 @@ def _golden10_detail(obs: golden10.Golden10Observation) -> bytes:
                 GOLDEN10_COLOURS[led] if led else cards.GOLDEN10_COLOUR_UNSPECIFIED,
             ),
             # The trick being played: no winner yet; its plays are entries.
-            _golden10_open_trick(_open_plays(plays)),
+            _open_trick(_GOLDEN10, cards.Golden10Trick, golden10_play, _open_plays(plays)),
             _field(_GOLDEN10, "red_points_taken", tuple(obs["red_points_taken"])),
             _field(_GOLDEN10, "yellow10_taken_by", _or(obs["yellow10_taken_by"], -1)),
             _field(_GOLDEN10, "left_over_count", obs["left_over_count"]),
@@ -273,16 +274,6 @@ def _golden10_detail(obs: golden10.Golden10Observation) -> bytes:
             *map(_golden10_trick_entry, map(_trick_key, obs["tricks"])),
         ]
     )
-
-
-@lru_cache(maxsize=FIELD_ENTRIES)
-def _golden10_open_trick(plays: tuple[tuple[Any, ...], ...]) -> bytes:
-    """The trick being played, its plays so far (no winner yet), as one entry: see
-    `_open_plays`."""
-    trick = cards.Golden10Trick(
-        leader=_leader(plays), winner=-1, plays=[golden10_play(seat, card) for seat, card in plays]
-    )
-    return _entry(_GOLDEN10, "trick", trick)
 
 
 def _golden10_round_end_entry(end: golden10.Golden10RoundEnd | None) -> bytes:
