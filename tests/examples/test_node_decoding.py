@@ -8,17 +8,16 @@ join must read there exactly as the canonical bytes of the same message do.
 
 from __future__ import annotations
 
-import random
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-import games
 from cardarena_api.v1 import arena_pb2 as pb
 from referee import wire_results
-from referee.channels import ActRequest
+from tests.support.acts import act_requests
 from tools.example_node import NODE_BOT, npm_install
 
 pytestmark = pytest.mark.skipif(
@@ -50,27 +49,16 @@ for (const line of fs.readFileSync(pairsFile, "utf8").split("\\n")) {
 console.log(`${pairs} ${differ}`);
 """
 
-TABLES = [("goodge", 4, 3), ("golden10", 4, 3), ("goof", 3, 3)]
+TABLES = [("goodge", 4, {}, 3), ("golden10", 4, {"rounds": 1}, 3), ("goof", 3, {"rounds": 1}, 3)]
 
 
-def acts(game: str, players: int, seed: int) -> list[str]:
-    """Every Act of one random game as "joined canonical" hex."""
-    rng = random.Random(seed)
-    state = games.get(game).new_game(players, seed, {"rounds": 1} if game != "goodge" else {})
+def acts(game: str, players: int, options: dict[str, Any], seed: int) -> list[str]:
+    """The Acts along one random game, as "joined canonical" hex."""
     lines = []
-    while not state.is_over():
-        for seat in state.to_act():
-            legal = tuple(str(action) for action in state.legal_actions(seat))
-            obs = state.observation(seat)
-            request = ActRequest("r1", "m1", 0, game, seat, players, obs, legal, 300, 900)
-            joined = wire_results.referee_bytes(request, with_json=True, now=1000.0)
-            canonical = pb.RefereeMessage.FromString(joined).SerializeToString()
-            lines.append(f"{joined.hex()} {canonical.hex()}")
-        if isinstance(state, games.TickState) and state.spec.simultaneous:
-            state.apply_tick({s: rng.choice(state.legal_actions(s)) for s in state.to_act()})
-        else:
-            seat = state.to_act()[0]
-            state.apply(seat, rng.choice(state.legal_actions(seat)))
+    for request in act_requests(game, players, options, seed):
+        joined = wire_results.referee_bytes(request, with_json=True, now=1000.0)
+        canonical = pb.RefereeMessage.FromString(joined).SerializeToString()
+        lines.append(f"{joined.hex()} {canonical.hex()}")
     return lines
 
 

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import random
 from collections import Counter
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -19,6 +17,7 @@ from ladder.records import Forfeit, GameEnd, GameStart, MatchEnd, MatchResult, S
 from referee import wire_actions, wire_observations, wire_results
 from referee.channels import ActRequest
 from referee.sessions import Problem
+from tests.support.acts import act_requests, states
 
 # (game, players, options, seeds): whole games, played at random.
 TABLES = [
@@ -32,20 +31,6 @@ TABLES = [
 IDS = [f"{game}-{players}p-{'-'.join(map(str, seeds))}" for game, players, _, seeds in TABLES]
 
 GOOF_FACES = {1: "A", 11: "J", 12: "Q", 13: "K"}
-
-
-def states(game: str, players: int, options: dict[str, Any], seed: int) -> Iterator[games.State]:
-    """Every state of one random game, from the deal to the end (the same object, moved on)."""
-    rng = random.Random(seed)
-    state = games.get(game).new_game(players, seed, options)
-    yield state
-    while not state.is_over():
-        if isinstance(state, games.TickState) and state.spec.simultaneous:
-            state.apply_tick({s: rng.choice(state.legal_actions(s)) for s in state.to_act()})
-        else:
-            seat = state.to_act()[0]
-            state.apply(seat, rng.choice(state.legal_actions(seat)))
-        yield state
 
 
 # Actions
@@ -334,30 +319,25 @@ def test_the_act_a_session_writes_is_the_act_built_field_by_field(
 ) -> None:
     """The encoded pieces an Act is joined from (`referee_bytes`) parse as the Act
     protobuf builds from the same request, with and without the JSON."""
-    for step, state in enumerate(states(game, players, options, seeds[0])):
-        if state.is_over() or (game == "goof" and step % 5):
-            continue
-        for seat in state.to_act():
-            legal = tuple(str(action) for action in state.legal_actions(seat))
-            obs = state.observation(seat)
-            request = ActRequest(f"r{step}", "m1", 1, game, seat, players, obs, legal, 300, 900)
-            for with_json in (False, True):
-                built = pb.RefereeMessage(
-                    act=pb.Act(
-                        request_id=f"r{step}",
-                        match_id="m1",
-                        game_index=1,
-                        game=game,
-                        seat=seat,
-                        observation=wire_observations.observation_message(obs, with_json),
-                        legal=[wire_actions.action_message(game, text, seat) for text in legal],
-                        deadline_ms=300,
-                        time_bank_ms=900,
-                        sent_at_ms=1_000_000,
-                    )
+    for request in act_requests(game, players, options, seeds[0]):
+        seat, obs = request.seat, request.observation
+        for with_json in (False, True):
+            built = pb.RefereeMessage(
+                act=pb.Act(
+                    request_id=request.request_id,
+                    match_id="m1",
+                    game_index=1,
+                    game=game,
+                    seat=seat,
+                    observation=wire_observations.observation_message(obs, with_json),
+                    legal=[wire_actions.action_message(game, text, seat) for text in request.legal],
+                    deadline_ms=300,
+                    time_bank_ms=900,
+                    sent_at_ms=1_000_000,
                 )
-                written = wire_results.referee_bytes(request, with_json, now=1000.0)
-                assert pb.RefereeMessage.FromString(written) == built
+            )
+            written = wire_results.referee_bytes(request, with_json, now=1000.0)
+            assert pb.RefereeMessage.FromString(written) == built
 
 
 def _varint(data: bytes, at: int) -> tuple[int, int]:
@@ -404,16 +384,9 @@ def singular_messages_in_parts(descriptor: Descriptor, data: bytes) -> list[str]
 def test_an_act_has_no_message_field_in_parts(
     game: str, players: int, options: dict[str, Any], seeds: tuple[int, ...]
 ) -> None:
-    for step, state in enumerate(states(game, players, options, seeds[0])):
-        if state.is_over() or (game == "goof" and step % 5):
-            continue
-        for seat in state.to_act():
-            legal = tuple(str(action) for action in state.legal_actions(seat))
-            request = ActRequest(
-                "r", "m", 0, game, seat, players, state.observation(seat), legal, 1, 1
-            )
-            written = wire_results.referee_bytes(request, with_json=True)
-            assert singular_messages_in_parts(pb.RefereeMessage.DESCRIPTOR, written) == []
+    for request in act_requests(game, players, options, seeds[0]):
+        written = wire_results.referee_bytes(request, with_json=True)
+        assert singular_messages_in_parts(pb.RefereeMessage.DESCRIPTOR, written) == []
 
 
 def test_notices_and_errors_have_their_messages() -> None:
@@ -469,12 +442,12 @@ def test_notices_and_errors_have_their_messages() -> None:
     }
     end_of_match = wire_results.referee_message(MatchEnd("m1", MatchResult.from_json(result)))
     assert json.loads(end_of_match.match_end.result.json) == result
-    for notice in (Forfeit("m1", 0, 1, reason="3 strikes"), Problem("no open request", "x")):
-        encoded = wire_results.referee_bytes(notice)
-        assert encoded == wire_results.referee_message(notice).SerializeToString()
     assert list(end_of_match.match_end.result.forfeits) == ["b"]
     assert end_of_match.match_end.result.games[0].seed == 5
     assert end_of_match.match_end.result.games[0].seed_decimal == "5"
+    for notice in (Forfeit("m1", 0, 1, reason="3 strikes"), Problem("no open request", "x")):
+        encoded = wire_results.referee_bytes(notice)
+        assert encoded == wire_results.referee_message(notice).SerializeToString()
 
 
 def test_an_act_carries_what_is_left_of_its_clock_when_it_is_sent() -> None:
