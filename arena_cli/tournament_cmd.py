@@ -270,6 +270,7 @@ def tournament_json(
         "status": view.status,
         "schedule": view.schedule,
         "matches_total": view.matches_total,
+        "matches_in_all": view.matches_in_all,
         "matches_finished": view.matches_finished,
         "matches_failed": view.matches_failed,
         "entrants": view.entrants,
@@ -325,7 +326,6 @@ def watch(args: argparse.Namespace, store: Store) -> tuple[TournamentView, bool]
     """Follow tournament `args.id` until it is no longer running, or until Ctrl-C; the
     tournament as it was last seen, and whether it was interrupted."""
     from ladder import queries
-    from ladder.swiss_rounds import matches_in_all
 
     if not 0.1 <= args.interval <= 3600:
         raise ValueError(f"--interval must be 0.1..3600 seconds, got {args.interval:g}")
@@ -335,7 +335,7 @@ def watch(args: argparse.Namespace, store: Store) -> tuple[TournamentView, bool]
             f"tournament {args.id} is a schedule: watch one of its runs (`arena tournament list`)"
         )
     shown = view.matches_finished
-    total = matches_in_all(view)
+    total = view.matches_in_all
     bar = wanted(args.json)
     if not bar and not args.json:
         print(
@@ -410,7 +410,7 @@ def tournament_text(
     ]
     lines.append(f"  entrants: {', '.join(view.entrants)}")
     lines.append(f"  settings: {', '.join(settings)}")
-    matches = f"  matches: {view.matches_finished}/{view.matches_total} recorded"
+    matches = f"  matches: {view.matches_finished}/{view.matches_in_all} recorded"
     if view.matches_failed:
         matches += f", {view.matches_failed} failed"
     lines.append(matches)
@@ -474,7 +474,7 @@ def run_list(args: argparse.Namespace) -> int:
             view.id,
             f"{view.game}-{view.players}p",
             view.status,
-            f"{view.matches_finished}/{view.matches_total}",
+            f"{view.matches_finished}/{view.matches_in_all}",
             view.name,
         )
         for view in views

@@ -27,7 +27,7 @@ from ladder.models import (
     TournamentRow,
 )
 from ladder.names import name_key
-from ladder.records import PlanStatus, TournamentStatus
+from ladder.records import PlanStatus, TournamentFormat, TournamentStatus
 from ladder.store import PRESENCE_RENEW_S, NotFound, Store, utcnow
 from ladder.wording import bot_label
 
@@ -152,6 +152,18 @@ class TournamentView:
     """The round being played (the last one once finished)."""
     seeding: str | None = None
     """How a Swiss tournament's first round was seated: "draw" or "rating"."""
+
+    @property
+    def matches_in_all(self) -> int:
+        """How many matches the tournament plays in all, what its progress counts to.
+
+        `matches_total` is the matches planned so far: a Swiss tournament plans its rounds
+        one by one, each seating every entrant but the byes (a remainder smaller than a
+        table), so until its last round it plans fewer than it will play.
+        """
+        if self.format != TournamentFormat.SWISS or self.status == TournamentStatus.FINISHED:
+            return self.matches_total
+        return max(self.matches_total, len(self.entrants) // self.players * self.rounds)
 
 
 @dataclass(frozen=True)

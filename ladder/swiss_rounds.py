@@ -140,14 +140,6 @@ def standings(store: Store, tournament_id: str) -> list[StandingLine]:
     return sorted(lines, key=lambda line: (-line.rating, line.bot))
 
 
-def matches_in_all(view: TournamentView) -> int:
-    """How many matches the tournament plays in all: a Swiss tournament's rounds are planned
-    one by one, each seating every entrant but the byes."""
-    if view.format != TournamentFormat.SWISS:
-        return view.matches_total
-    return len(view.entrants) // view.players * view.rounds
-
-
 def rounds(view: TournamentView, planned: Sequence[PlannedMatch]) -> list[RoundView]:
     """The tournament's planned matches by round, each round with its byes (the entrants
     it does not seat); a round robin is one round."""

@@ -238,7 +238,7 @@ def create_app(
     def tournaments_page(request: Request) -> HTMLResponse:
         data = views.tournaments(store)
         signature = ",".join(
-            f"{t.id}:{t.status}:{t.matches_finished}/{t.matches_total}" for t in data.tournaments
+            f"{t.id}:{t.status}:{t.matches_finished}/{t.matches_in_all}" for t in data.tournaments
         )
         return page(request, "tournaments.html", data=data, signature=signature)
 

@@ -215,7 +215,11 @@ class TournamentOut(BaseModel):
     ladder_id: str
     status: str
     schedule: str | None
-    matches_total: int
+    matches_total: int = Field(description="the matches planned so far")
+    matches_in_all: int = Field(
+        description="the matches it plays in all: a Swiss tournament plans its rounds one by "
+        "one, so until its last round this is more than matches_total"
+    )
     matches_finished: int
     table: list[TableLineOut]
     created_at: datetime

@@ -336,6 +336,7 @@ def _tournament(view: queries.TournamentView) -> TournamentOut:
         status=view.status,
         schedule=view.schedule,
         matches_total=view.matches_total,
+        matches_in_all=view.matches_in_all,
         matches_finished=view.matches_finished,
         table=[_table_line(line) for line in view.table],
         created_at=view.created_at,

@@ -191,6 +191,9 @@ def test_a_swiss_tournament_plays_its_rounds(store: Store) -> None:
     for number in (1, 2, 3):
         plan = [m for m in plan_of(store, tid) if m.round == number]
         assert len(plan) == 2 and all(len(m.bot_ids) == 4 for m in plan)
+        running = queries.tournament(store, tid)
+        # Planned so far, and what its progress counts to: 2 tables a round, 3 rounds.
+        assert (running.matches_total, running.matches_in_all) == (2 * number, 6)
         seated = [bot for m in plan for bot in m.bot_ids]
         assert len(set(seated)) == 8
         seen.update(bot for bot in bots if bot not in seated)
@@ -210,7 +213,9 @@ def test_a_swiss_tournament_plays_its_rounds(store: Store) -> None:
     assert tournaments.ready_to_finish(store, tid)
     assert tables.finish_tournament(store, tid)
     view = queries.tournament(store, tid)
-    assert (view.status, view.round, view.matches_total) == ("finished", 3, 6)
+    assert (view.status, view.round, view.matches_total, view.matches_in_all) == (
+        "finished", 3, 6, 6,
+    )  # fmt: skip
     assert sorted(line.bot_id for line in view.table) == sorted(bots)
     games = {line.bot_id: line.games for line in view.table}
     assert sorted(games.values()) == [8] * 6 + [12] * 4  # 2 or 3 matches of 4 games

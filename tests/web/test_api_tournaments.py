@@ -154,6 +154,14 @@ def test_a_swiss_tournament_page_shows_its_rounds_and_standing(tmp_path: Path) -
             store, "golden10", 4, names, format=TournamentFormat.SWISS, rounds=2, seed=4
         )
         (first,) = tournaments.pending_matches(store, tid)
+        with TestClient(create_app(store)) as client:
+            # Its progress counts every round's matches, not only the rounds seated so far.
+            data = get_json(client, f"/api/tournaments/{tid}")
+            assert (data["matches_finished"], data["matches_total"]) == (0, 1)
+            assert data["matches_in_all"] == 2
+            assert "0 of 2 matches recorded" in get_html(client, f"/tournaments/{tid}")
+            listed = get_html(client, "/tournaments")
+            assert '<progress max="2" value="0">' in listed and "0 / 2" in listed
         play(store, first)
         assert recording.record_match(store, first)
         (second,) = swiss_rounds.next_round(store, tid)

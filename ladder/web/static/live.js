@@ -145,10 +145,10 @@ var Arena = (function () {
       document.getElementById("t-status").textContent = visible(t.status);
       document.getElementById("t-status").className = "status s-" + t.status;
       var progress = document.getElementById("t-progress");
-      progress.max = t.matches_total || 1;
+      progress.max = t.matches_in_all || 1;
       progress.value = t.matches_finished;
       document.getElementById("t-progress-text").textContent =
-        t.matches_finished + " of " + t.matches_total + " matches recorded";
+        t.matches_finished + " of " + t.matches_in_all + " matches recorded";
       var failed = document.getElementById("t-failed");
       failed.textContent = t.matches_failed + " failed";
       failed.hidden = !t.matches_failed;
@@ -188,7 +188,7 @@ var Arena = (function () {
     author: function (a) { return a.matches.length ? a.matches[0].match_id : ""; },
     tournaments: function (d) {
       return d.tournaments.map(function (t) {
-        return t.id + ":" + t.status + ":" + t.matches_finished + "/" + t.matches_total;
+        return t.id + ":" + t.status + ":" + t.matches_finished + "/" + t.matches_in_all;
       }).join(",");
     },
   };
