@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from redis.exceptions import RedisError
 
+from ladder.errors import QuotaExceeded
 from ladder.records import Match, MatchRequest
 from ladder.store import Conflict
 from referee.matches import BadMatch, Starter, Unavailable
@@ -39,6 +40,24 @@ START = "start"
 
 class TierUnavailable(Unavailable):
     """This replica cannot reach Redis (it is not ready): it takes no match now."""
+
+
+class ForwardedQuotaExceeded(QuotaExceeded):
+    """An author's quota used up, as the replica the match was forwarded to found it (the
+    relay carries its message, not its fields)."""
+
+    def __init__(self, message: str) -> None:
+        RuntimeError.__init__(self, message)
+
+
+REFUSALS: dict[str, Callable[[str], Exception]] = {
+    "BadMatch": BadMatch,
+    "Conflict": Conflict,
+    "QuotaExceeded": ForwardedQuotaExceeded,
+}
+"""The refusals of a forwarded match that are the request's own (its bots, a match of
+that id, the author's quota), by the name the relay gives them: raised here as they were
+there. Any other failure is that replica's, and the match is played here instead."""
 
 
 def placement(holders: Sequence[Holder | None], replicas: Sequence[Replica], me: str) -> str:
@@ -109,10 +128,9 @@ class Placer:
         except TimeoutError:
             log.warning("match %s: replica %s did not answer; playing it here", request.id, target)
         except CallFailed as error:
-            if error.kind == "BadMatch":
-                raise BadMatch(str(error)) from None
-            if error.kind == "Conflict":
-                raise Conflict(str(error)) from None
+            refusal = REFUSALS.get(error.kind)
+            if refusal is not None:
+                raise refusal(str(error)) from None
             # ShuttingDown (it began draining) or a fault of that replica.
             log.warning(
                 "match %s: replica %s refused it (%s); playing it here", request.id, target, error

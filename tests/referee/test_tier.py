@@ -9,16 +9,20 @@ gRPC servicer would.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from typing import Any
 
 import pytest
 
-from ladder.records import GameStart
+from ladder.errors import QuotaExceeded
+from ladder.records import GameStart, Match, MatchRequest
+from ladder.store import Conflict
 from referee.channels import ActRequest, Answer, SeatGone, SeatTimeout
+from referee.matches import BadMatch
 from referee.metrics import RefereeMetrics
 from referee.sessions import Session, SessionHub
-from referee.tier.placement import placement
+from referee.tier.placement import Placer, placement
 from referee.tier.registry import Holder, Replica
 from referee.tier.replica import Tier
 from tests.support.aio import run, tiers
@@ -255,5 +259,44 @@ def test_a_call_runs_on_the_replica_it_names(redis_server: RedisServer) -> None:
             # Nobody reads a dead replica's inbox: the call times out.
             with pytest.raises(TimeoutError):
                 await a.relay.call("gone", "echo", {}, 0.5)
+
+    run(test)
+
+
+@pytest.mark.parametrize(
+    "refusal",
+    [
+        BadMatch("bot y does not play golden10"),
+        Conflict("match m1 exists with other settings"),
+        QuotaExceeded("challenges per hour", 3, None, "one of the author's challenges ends"),
+    ],
+    ids=lambda refusal: type(refusal).__name__,
+)
+def test_a_match_refused_where_it_was_forwarded_is_refused_here_too(
+    redis_server: RedisServer, refusal: Exception, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The replica the match belongs on refuses it for the request's own sake (its bots, a
+    match of that id, the author's quota): the caller hears that refusal, and the match is
+    not tried again here as if that replica had failed."""
+
+    async def test() -> None:
+        async with tiers(redis_server, "a", "b") as (a, b):
+            b.hub.open("x", 1)
+            b.hub.open("y", 1)
+            await b.beat()
+            await a.beat()
+
+            async def refused(request: MatchRequest) -> Match:
+                raise refusal
+
+            async def here(request: MatchRequest) -> Match:
+                raise AssertionError("a match refused where it belongs was played here")
+
+            Placer(b, refused, b.metrics)
+            placer = Placer(a, here, a.metrics)
+            request = MatchRequest("m1", "golden10", 2, ("x", "y"), None, {}, False, 1000)
+            with pytest.raises(type(refusal), match=re.escape(str(refusal))):
+                await placer.start(request)
+            assert "playing it here" not in caplog.text
 
     run(test)
