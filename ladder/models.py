@@ -168,6 +168,9 @@ class MatchRow(Base):
     lease_until: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     # The author who asked for the match as a challenge: unrated. None for a rated match.
     challenger_id: Mapped[str | None] = mapped_column(String(32), nullable=True, index=True)
+    # How many times the match was started: an aborted match played again is dealt from a
+    # fresh seed (its bots saw part of the old deal).
+    attempt: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
     replays: Mapped[list[ReplayRow]] = relationship(
         back_populates="match", order_by="ReplayRow.game_index", cascade="all, delete-orphan"
     )

@@ -350,17 +350,19 @@ class Store:
 
         Asking again with the same id and a different request is a Conflict;
         a request without a seed matches the stored one whatever seed was
-        drawn for it. Two callers racing (several referee replicas) both get
+        drawn for it, and so does any request once the match has been played
+        again (`restart_match` deals it from a fresh seed: the caller's is the
+        first attempt's). Two callers racing (several referee replicas) both get
         the one row. A new challenge counts against its author's `quotas`
         (QuotaExceeded, nothing stored); finding it again costs nothing.
         """
         try:
             return self._insert_match(request, lease, quotas), True
         except IntegrityError:
-            existing = self.match(request.id)
+            existing, attempt = self._match_and_attempt(request.id)
             asked = (
                 request
-                if request.seed is not None
+                if request.seed is not None and attempt == 1
                 else replace(request, seed=existing.request.seed)
             )
             if existing.request != asked:
@@ -417,11 +419,15 @@ class Store:
 
     def match(self, match_id: str) -> Match:
         """The match with this id; raises NotFound."""
+        return self._match_and_attempt(match_id)[0]
+
+    def _match_and_attempt(self, match_id: str) -> tuple[Match, int]:
+        """The match with this id and how many times it was started; raises NotFound."""
         with self.session() as session:
             row = session.get(MatchRow, match_id)
             if row is None:
                 raise NotFound(f"no match with id {match_id!r}")
-            return _match(row)
+            return _match(row), row.attempt
 
     def finish_match(
         self,
@@ -491,7 +497,9 @@ class Store:
     ) -> tuple[Match, bool]:
         """Set an aborted match running again (played from the start); True if this call did.
 
-        One conditional UPDATE: of replicas racing to restart one match, one
+        It is dealt from a fresh secret seed: its bots saw part of the aborted attempt's
+        deal (their hands, the cards played), which would be theirs to use on the same
+        deal. One conditional UPDATE: of replicas racing to restart one match, one
         wins and the others find it running. A challenge counts as running
         again (QuotaExceeded: it stays aborted).
         """
@@ -501,6 +509,8 @@ class Store:
                 .where(MatchRow.id == match_id, MatchRow.status == MatchStatus.ABORTED)
                 .values(
                     status=MatchStatus.RUNNING,
+                    seed=draw_seed(),
+                    attempt=MatchRow.attempt + 1,
                     reason="",
                     owner=None if lease is None else lease.owner,
                     lease_until=None if lease is None else self._database_now(lease.seconds),

@@ -25,6 +25,7 @@ import subprocess
 import time
 import urllib.request
 
+from ladder.models import MatchRow
 from tests.support.faults import GAME, FaultArena, Ledger, check_exact
 from tests.support.processes import free_port, wait_exit, wait_until
 
@@ -62,7 +63,8 @@ def test_worker_sigkilled_mid_match_records_each_match_once(fault_arena: FaultAr
 
 def test_referee_sigkilled_mid_match_aborts_and_replays(fault_arena: FaultArena) -> None:
     """(b) SIGKILL the referee mid-match and start it again: the matches it was playing are
-    marked aborted, none of them was recorded, the worker asks again and they are played."""
+    marked aborted, none of them was recorded, the worker asks again and they are played,
+    each on a fresh deal (its bots saw part of the old one)."""
     arena = fault_arena
     arena.fault_worker("worker")
     reports: list[Ledger] = []
@@ -72,6 +74,7 @@ def test_referee_sigkilled_mid_match_aborts_and_replays(fault_arena: FaultArena)
         arena.referee.proc.kill()
         arena.referee.proc.wait(10)
         cut = [m for m, status in arena.statuses(tournament_id).items() if status == "running"]
+        dealt = arena.per_match(tournament_id, MatchRow.seed)
         partial = arena.recorded(cut)
         arena.restart_referee()
         log = arena.referee.log.read_text(encoding="utf-8", errors="replace")
@@ -86,6 +89,9 @@ def test_referee_sigkilled_mid_match_aborts_and_replays(fault_arena: FaultArena)
         reports.append(report)
         assert not partial, f"matches recorded though the referee died playing them: {partial}"
         assert aborted == set(cut), f"aborted on restart {aborted}, playing at the kill {cut}"
+        replayed = arena.per_match(tournament_id, MatchRow.seed)
+        assert all(replayed[m] != dealt[m] for m in cut), "a match played again on its old deal"
+        assert all(replayed[m] == dealt[m] for m in dealt if m not in cut)
     check_exact(reports)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -255,6 +256,33 @@ def test_abort_match_and_restart_match(store: Store) -> None:
     store.finish_match("m1", result_for((1, 1, 1)), replays_for(1))
     assert store.restart_match("m1")[0].status == "finished"
     assert store.match("m1").result == result_for((1, 1, 1))
+
+
+def test_an_aborted_match_is_played_again_on_a_fresh_secret_seed(store: Store) -> None:
+    """Its bots saw part of the aborted attempt's deal: played again on that deal, what they
+    saw of the others' cards would be theirs to use. Asking again with the request of the
+    first attempt (a tournament's plan keeps its seed) still finds the match."""
+    first = store.create_match(request_for())[0].seed
+    seeds = {first}
+    for attempt in (2, 3):
+        store.abort_match("m1", "its referee died")
+        assert store.create_match(request_for())[0].status == "aborted"
+        restarted, won = store.restart_match("m1")
+        assert won and restarted.seed not in seeds and restarted.seed.bit_length() > 64
+        seeds.add(restarted.seed)
+        with store.session() as session:
+            assert session.scalar(select(MatchRow.attempt).where(MatchRow.id == "m1")) == attempt
+        assert store.match("m1").seed == restarted.seed
+        # The first attempt's request, the match as it is now: neither is a conflict.
+        assert store.create_match(request_for()) == (restarted, False)
+        assert store.create_match(request_for(seed=None)) == (restarted, False)
+        assert store.create_match(replace(request_for(), seed=restarted.seed))[1] is False
+        with pytest.raises(Conflict, match="m1"):
+            store.create_match(request_for(deadline_ms=251))
+    assert len(seeds) == 3
+    # Not restarted when running: the seed stays.
+    assert store.restart_match("m1") == (store.match("m1"), False)
+    assert store.match("m1").seed in seeds - {first}
 
 
 def test_a_second_store_on_the_same_database_sees_the_same_data(db_url: str) -> None:

@@ -85,7 +85,7 @@ SECRET_SEEDS = {
     "open_tournament": 161_484_290_577_816_342_093_771_608_245_339_770_469,
 }
 """128-bit seeds, as drawn: no page may show the running match's, the aborted match's
-(it is played again with the same seed) or any tournament's. Fixed, so that every
+(never published: it is played again on a fresh seed) or any tournament's. Fixed, so that every
 run plays the same tournament; 39 digits never turn up in a page by chance."""
 
 
