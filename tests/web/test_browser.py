@@ -517,6 +517,11 @@ def test_browser_pages_show_settings_conduct_presence_and_legends(
             if width == PHONE:
                 fits_the_phone(browser)
             screenshot(browser, shots / f"bot-{name}.png", width)
+            # The bot leaves its session: the open page says so without being reloaded by hand.
+            store.mark_seen([ids["slip"]], online=False)
+            wait.until(lambda d: text("#b-presence .presence") == "offline")
+            store.mark_seen([ids["slip"]], online=True)
+            wait.until(lambda d: text("#b-presence .presence") == "online")
 
             # Its author's page (the operator's: it registered every bot here): each bot
             # name with its versions and ladders, and the recent matches of them all.

@@ -184,7 +184,7 @@ var Arena = (function () {
 
   var signatures = {
     match: function (m) { return m.status; },
-    bot: function (b) { return b.history.length + ":" + b.matches.length; },
+    bot: function (b) { return b.history.length + ":" + b.matches.length + ":" + b.bot.online; },
     author: function (a) { return a.matches.length ? a.matches[0].match_id : ""; },
     tournaments: function (d) {
       return d.tournaments.map(function (t) {
