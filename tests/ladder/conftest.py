@@ -1,7 +1,8 @@
 """Fixtures of the ladder's tests: a store on SQLite and on PostgreSQL.
 
 PostgreSQL tests share one fresh schema for the test session (dropped at the
-end), emptied before each test. They are skipped when PostgreSQL cannot be
+end), emptied before each test; a module marked `fresh_database` gets a schema
+of its own per test. They are skipped when PostgreSQL cannot be
 reached, unless ARENA_REQUIRE_SERVICES=1.
 """
 
@@ -26,17 +27,24 @@ def postgres_url() -> Iterator[str]:
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """An empty database of each kind: on PostgreSQL the session's schema, or with the
+    `fresh_database` mark (the store's own tests: its migrations, its fencing) a schema
+    made for the test alone, dropped after it."""
     if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'arena.db'}"
-    url: str = request.getfixturevalue("postgres_url")
-    return url
+        yield f"sqlite:///{tmp_path / 'arena.db'}"
+    elif request.node.get_closest_marker("fresh_database") is not None:
+        with postgres_schema() as url:
+            yield url
+    else:
+        yield request.getfixturevalue("postgres_url")
 
 
 @pytest.fixture
-def store(db_url: str) -> Iterator[Store]:
+def store(db_url: str, request: pytest.FixtureRequest) -> Iterator[Store]:
     store = Store(db_url)
-    if db_url.startswith("postgresql"):
+    shared = request.node.get_closest_marker("fresh_database") is None
+    if shared and db_url.startswith("postgresql"):
         # One schema per session: empty every table before each test, but for the
         # operator's author, which the migration made and every database has.
         tables = [t for t in Base.metadata.sorted_tables if t.name != "authors"]

@@ -10,42 +10,23 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import TypeVar
 
 import pytest
 
 import ladder.store
 from ladder.store import Conflict, Lease, NotFound, Store, utcnow
-from tests.ladder.test_store import expire, replays_for, request_for, result_for
-from tests.support.services import postgres_schema
+from tests.support.stored_matches import expire, replays_for, request_for, result_for
+
+pytestmark = pytest.mark.fresh_database
 
 T = TypeVar("T")
 
 ROUNDS = 50
 SKEW = timedelta(seconds=10)
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """An empty database of each kind."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'arena.db'}"
-    else:
-        with postgres_schema() as url:
-            yield url
-
-
-@pytest.fixture
-def store(db_url: str) -> Iterator[Store]:
-    store = Store(db_url)
-    try:
-        yield store
-    finally:
-        store.close()
 
 
 # Defect 4: one conditional statement per transition

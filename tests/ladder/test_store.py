@@ -9,80 +9,18 @@ ARENA_REQUIRE_SERVICES=1, in which case they fail.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
 from dataclasses import replace
-from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import create_engine, func, inspect, select, update
+from sqlalchemy import create_engine, func, inspect, select
 
 from ladder.models import Base, BotRow, MatchRow, ReplayRow
-from ladder.records import GameResult, MatchResult
-from ladder.store import Conflict, Lease, MatchRequest, NotFound, Replay, Store, migrate
-from tests.support.services import postgres_schema
+from ladder.store import Conflict, Lease, NotFound, Store, migrate
+from tests.support.stored_matches import expire, replays_for, request_for, result_for
 
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """An empty database of each kind."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'arena.db'}"
-    else:
-        with postgres_schema() as url:
-            yield url
-
-
-@pytest.fixture
-def store(db_url: str) -> Iterator[Store]:
-    store = Store(db_url)
-    try:
-        yield store
-    finally:
-        store.close()
-
-
-def request_for(match_id: str = "m1", **changes: object) -> MatchRequest:
-    fields: dict[str, object] = {
-        "id": match_id,
-        "game": "golden10",
-        "players": 3,
-        "bot_ids": ("b1", "b2", "b3"),
-        "seed": 2**40 + 7,  # needs a BIGINT
-        "options": {"rounds": "2"},
-        "duplicate": True,
-        "deadline_ms": 250,
-    }
-    fields.update(changes)
-    return MatchRequest(**fields)  # type: ignore[arg-type]
-
-
-def expire(store: Store, match_id: str) -> None:
-    """Let the match's lease run out, as if its replica had stopped renewing it long ago."""
-    with store.session() as session:
-        session.execute(
-            update(MatchRow)
-            .where(MatchRow.id == match_id)
-            .values(lease_until=datetime(2000, 1, 1, tzinfo=UTC))
-        )
-
-
-def result_for(scores: tuple[int, ...], match_id: str = "m1") -> MatchResult:
-    """A result of request_for's match: one game with these per-seat scores."""
-    ranks = tuple(1 + sum(other > own for other in scores) for own in scores)
-    return MatchResult(
-        match_id=match_id,
-        game="golden10",
-        bots=("b1", "b2", "b3"),
-        scores=scores,
-        ranks=ranks,
-        forfeits=(),
-        games=(GameResult(2**40 + 7, ("b1", "b2", "b3"), scores, ranks, 2),),
-        forfeit_reasons={"b2": "disconnected: 'x'"},
-        strikes={"b1": 0, "b2": 1, "b3": 0},
-    )
+pytestmark = pytest.mark.fresh_database
 
 
 # Bots
@@ -182,18 +120,6 @@ def test_an_unknown_match_is_not_found(store: Store) -> None:
         store.finish_match("nope", result_for((0, 0, 0), "nope"), [])
     with pytest.raises(NotFound):
         store.restart_match("nope")
-
-
-def replays_for(count: int) -> list[Replay]:
-    return [
-        Replay(
-            game_index=index,
-            seats=("b1", "b2", "b3")[index:] + ("b1", "b2", "b3")[:index],
-            log={"game": "golden10", "moves": [[0, "3R"], [1, "14R"]], "index": index},
-            events=[{"type": "strike", "seat": 1, "reason": "late", "game_index": index}],
-        )
-        for index in range(count)
-    ]
 
 
 def test_finish_match_stores_the_result_and_the_replays(store: Store) -> None:
