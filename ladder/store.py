@@ -12,10 +12,11 @@ import hmac
 import os
 import secrets
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, cast
 
@@ -24,6 +25,7 @@ from alembic.config import Config
 from sqlalchemy import (
     ColumnElement,
     String,
+    bindparam,
     case,
     create_engine,
     event,
@@ -69,6 +71,7 @@ __all__ = [
     "QuotaExceeded",
     "Quotas",
     "Replay",
+    "Seen",
     "Store",
     "migrate",
 ]
@@ -77,6 +80,15 @@ MIGRATIONS = Path(__file__).with_name("migrations")
 
 PRESENCE_RENEW_S = 30.0
 """How often a referee renews `last_seen_at` of the bots it holds a session with."""
+
+
+class Seen(StrEnum):
+    """What a referee saw of a bot's session (`Store.mark_seen`)."""
+
+    OPENED = "opened"
+    RENEWED = "renewed"
+    """Still open, `PRESENCE_RENEW_S` after its opening or last renewal."""
+    CLOSED = "closed"
 
 
 class NotFound(LookupError):
@@ -302,15 +314,37 @@ class Store:
                 raise NotFound(f"no bot with id {bot_id!r}")
             return _bot(row)
 
-    def mark_seen(self, bot_ids: Sequence[str], online: bool) -> None:
-        """The referee saw these bots now: holding a session (`online`) or leaving one."""
-        if bot_ids:
-            with self.session() as session:
-                session.execute(
-                    update(BotRow)
-                    .where(BotRow.id.in_(list(bot_ids)))
-                    .values(last_seen_at=utcnow(), online=online)
-                )
+    def mark_seen(self, sessions: Mapping[str, str], seen: Seen) -> None:
+        """The referee saw these bots now (bot id -> the session it saw it by).
+
+        The bot's presence is its newest session's: an opening makes the bot online by
+        that session, and a closing makes it offline only if that session is still the
+        bot's (in a tier the old session of a bot that moved may close after the new one
+        opened). A renewal keeps the bot online, and makes its session the bot's again
+        when the bot reads offline (a lost opening). Each bot is one conditional UPDATE.
+        """
+        if not sessions:
+            return
+        row = BotRow.__table__.c
+        now = utcnow()
+        statement = update(BotRow).where(row.id == bindparam("bot"))
+        if seen == Seen.OPENED:
+            statement = statement.values(
+                last_seen_at=now, online=True, presence_session=bindparam("session")
+            )
+        elif seen == Seen.RENEWED:
+            mine = or_(row.presence_session == bindparam("session"), row.online.is_(False))
+            statement = statement.where(mine).values(
+                last_seen_at=now, online=True, presence_session=bindparam("session")
+            )
+        else:
+            statement = statement.where(row.presence_session == bindparam("session")).values(
+                last_seen_at=now, online=False
+            )
+        with self.session() as session:
+            session.connection().execute(
+                statement, [{"bot": bot, "session": sid} for bot, sid in sessions.items()]
+            )
 
     def retire_bot(self, bot_id: str, retired: bool = True) -> Bot:
         """Retire a bot version (or bring it back): it leaves the standings and pairing,

@@ -1,7 +1,9 @@
 """Which bots hold a session here, told to the store for `arena bot list` and the web.
 
 At a session's open and close, and every `PRESENCE_RENEW_S` for the sessions
-still open: never on the move path. A replica that dies stops renewing, so the
+still open: never on the move path. Each write names the session, so that the
+late closing of a bot's old session (in a tier, after it opened a new one on
+another replica) does not make it offline. A replica that dies stops renewing, so the
 bots it held read as offline once their `last_seen_at` is stale.
 """
 
@@ -9,11 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from ladder.store import PRESENCE_RENEW_S, Store
+from ladder.store import PRESENCE_RENEW_S, Seen, Store
 from referee.sessions import Session, SessionHub
 
 log = logging.getLogger("arena.referee")
@@ -31,19 +33,19 @@ class Presence:
         hub.on_close.append(self._closed)
 
     def _opened(self, session: Session) -> None:
-        self._spawn([session.bot_id], online=True)
+        self._spawn({session.bot_id: session.id}, Seen.OPENED)
 
     def _closed(self, session: Session) -> None:
-        self._spawn([session.bot_id], online=False)
+        self._spawn({session.bot_id: session.id}, Seen.CLOSED)
 
-    def _spawn(self, bot_ids: Sequence[str], online: bool) -> None:
-        task = asyncio.create_task(self._write(bot_ids, online))
+    def _spawn(self, sessions: Mapping[str, str], seen: Seen) -> None:
+        task = asyncio.create_task(self._write(sessions, seen))
         self._writes.add(task)
         task.add_done_callback(self._writes.discard)
 
-    async def _write(self, bot_ids: Sequence[str], online: bool) -> None:
+    async def _write(self, sessions: Mapping[str, str], seen: Seen) -> None:
         try:
-            await asyncio.to_thread(self._store.mark_seen, bot_ids, online)
+            await asyncio.to_thread(self._store.mark_seen, sessions, seen)
         except SQLAlchemyError as error:
             # Presence is advisory: the next renewal writes it again.
             log.warning("presence: the database is unavailable (%s)", error)
@@ -52,7 +54,7 @@ class Presence:
         """Until cancelled: renew the presence of every bot with an open session."""
         while True:
             await asyncio.sleep(self._renew_s)
-            await self._write([session.bot_id for session in self._hub.connected()], True)
+            await self._write({s.bot_id: s.id for s in self._hub.connected()}, Seen.RENEWED)
 
     async def flush(self) -> None:
         """Wait for the writes under way (before the store closes)."""

@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 from ladder import recording, tables, tournaments
-from ladder.store import Store
+from ladder.store import Seen, Store
 from tests.support.ladder import play
 from tests.support.processes import PYTHON, REPO, arena, clean_env, wait_until
 
@@ -39,7 +39,7 @@ def test_bot_list_and_retire_by_name(tmp_path: Path) -> None:
     first, _ = store.register_bot("alice", "1", ["goodge"])
     second, _ = store.register_bot("alice", "2", ["goodge", "goof"])
     store.register_bot("a-very-long-bot-name-indeed", "1", ["goof"])
-    store.mark_seen([second.id], online=True)
+    store.mark_seen({second.id: "s1"}, Seen.OPENED)
     listed = json.loads(arena("bot", "list", "--json", "--db", url).stdout)
     assert [(bot["name"], bot["version"], bot["online"]) for bot in listed] == [
         ("a-very-long-bot-name-indeed", "1", False),

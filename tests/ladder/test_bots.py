@@ -10,7 +10,7 @@ from sqlalchemy import update
 from ladder import continuous, queries, recording, tournaments
 from ladder.errors import LeagueError
 from ladder.models import BotRow, ResultRow
-from ladder.store import MatchRequest, NotFound, Store, utcnow
+from ladder.store import MatchRequest, NotFound, Seen, Store, utcnow
 from tests.support.ladder import count, play, ratings_of, register
 
 
@@ -18,7 +18,7 @@ def test_presence_is_online_while_renewed_and_offline_once_stale(store: Store) -
     bot = register(store, "seen")
     assert not queries.bot_line(store, bot).online
     assert queries.bot_line(store, bot).last_seen_at is None
-    store.mark_seen([bot], online=True)
+    store.mark_seen({bot: "s1"}, Seen.OPENED)
     line = queries.bot_line(store, bot)
     assert line.online and line.last_seen_at is not None
     # A replica that died leaves `online` set: staleness alone makes the bot offline.
@@ -26,9 +26,30 @@ def test_presence_is_online_while_renewed_and_offline_once_stale(store: Store) -
     with store.session() as session:
         session.execute(update(BotRow).where(BotRow.id == bot).values(last_seen_at=stale))
     assert not queries.bot_line(store, bot).online
-    store.mark_seen([bot], online=True)
-    store.mark_seen([bot], online=False)
+    store.mark_seen({bot: "s1"}, Seen.RENEWED)
+    assert queries.bot_line(store, bot).online
+    store.mark_seen({bot: "s1"}, Seen.CLOSED)
     assert not queries.bot_line(store, bot).online
+
+
+def test_a_bot_that_moved_to_a_new_session_stays_online_when_the_old_one_closes(
+    store: Store,
+) -> None:
+    """In a tier the old session may close after the new one opened (another replica
+    found it half-open, or heard of its end late): the bot is online all along."""
+    bot, other = register(store, "moved"), register(store, "stays")
+    store.mark_seen({bot: "old", other: "o1"}, Seen.OPENED)
+    store.mark_seen({bot: "new"}, Seen.OPENED)
+    store.mark_seen({bot: "old", other: "o1"}, Seen.RENEWED)
+    store.mark_seen({bot: "old"}, Seen.CLOSED)
+    assert queries.bot_line(store, bot).online
+    assert queries.bot_line(store, other).online
+    # The new session is the bot's: its close is the bot's leaving.
+    store.mark_seen({bot: "new"}, Seen.CLOSED)
+    assert not queries.bot_line(store, bot).online
+    # A renewal finds an offline bot online again (its opening's write was lost).
+    store.mark_seen({bot: "old"}, Seen.RENEWED)
+    assert queries.bot_line(store, bot).online
 
 
 def test_bot_lines_name_versions_and_leave_retired_ones_out(store: Store) -> None:

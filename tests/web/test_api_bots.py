@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from ladder import queries
 from ladder.models import RatingHistoryRow
-from ladder.store import Store
+from ladder.store import Seen, Store
 from ladder.web import create_app
 from tests.support.arena import Arena
 from tests.support.web import LADDERS, get_html, get_json
@@ -114,7 +114,7 @@ def test_bot_pages_show_presence_strikes_forfeits_and_retirement(tmp_path: Path)
         stored = {bot: int(result.strikes.get(bot, 0)) for bot in ids.values()}
         assert stored == {ids["steady"]: 0, ids["slip"]: 2, ids["quits"]: 3}
         assert result.forfeits == (ids["quits"],)
-        store.mark_seen([ids["steady"]], online=True)
+        store.mark_seen({ids["steady"]: "s1"}, Seen.OPENED)
         with TestClient(create_app(store)) as client:
             slip = get_json(client, "/api/bots/slip")
             assert (slip["strikes"], slip["forfeits"]) == (2, 0)

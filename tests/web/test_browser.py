@@ -31,7 +31,7 @@ import pytest
 
 import games
 from ladder import queries, recording, standings_fit
-from ladder.store import MatchRequest, Store
+from ladder.store import MatchRequest, Seen, Store
 from ladder.web.security import SECURITY_HEADERS
 from tests.support.arena import BOT_KINDS, Arena, fill, play_and_store
 from tests.support.browser import DESKTOP, PHONE, fits_the_phone, screenshot, view_at
@@ -446,8 +446,8 @@ def test_browser_pages_show_settings_conduct_presence_and_legends(
 
             # Standings: who is online (a referee holds `steady` now and `slip` has left),
             # and the provisional rule; the retired bot is left out.
-            store.mark_seen([ids["steady"]], online=True)
-            store.mark_seen([ids["slip"]], online=False)
+            store.mark_seen({ids["steady"]: "s1"}, Seen.OPENED)
+            store.mark_seen({ids["slip"]: "s1"}, Seen.CLOSED)
             browser.get(served.base + "/")
             assert text(f"{steady} .presence.on") == "online"
             assert text(f"{slip} .presence.off") == "offline"
@@ -460,7 +460,7 @@ def test_browser_pages_show_settings_conduct_presence_and_legends(
                 fits_the_phone(browser)
             screenshot(browser, shots / f"standings-{name}.png", width)
             # The poller redraws presence in place when the bot leaves its session.
-            store.mark_seen([ids["steady"]], online=False)
+            store.mark_seen({ids["steady"]: "s1"}, Seen.CLOSED)
             wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, f"{steady} .presence.off"))
             assert text(f"{steady} .presence") == "offline"
 
@@ -499,7 +499,7 @@ def test_browser_pages_show_settings_conduct_presence_and_legends(
             assert planned[0].match_id in browser.title
 
             # A bot's page: presence, last seen, strikes and forfeits, labelled chart axes.
-            store.mark_seen([ids["slip"]], online=True)
+            store.mark_seen({ids["slip"]: "s1"}, Seen.OPENED)
             browser.get(served.base + "/bots/slip")
             assert text("#b-presence .presence.on") == "online"
             assert text("#b-last-seen").endswith(" UTC")
@@ -518,9 +518,9 @@ def test_browser_pages_show_settings_conduct_presence_and_legends(
                 fits_the_phone(browser)
             screenshot(browser, shots / f"bot-{name}.png", width)
             # The bot leaves its session: the open page says so without being reloaded by hand.
-            store.mark_seen([ids["slip"]], online=False)
+            store.mark_seen({ids["slip"]: "s1"}, Seen.CLOSED)
             wait.until(lambda d: text("#b-presence .presence") == "offline")
-            store.mark_seen([ids["slip"]], online=True)
+            store.mark_seen({ids["slip"]: "s1"}, Seen.OPENED)
             wait.until(lambda d: text("#b-presence .presence") == "online")
 
             # Its author's page (the operator's: it registered every bot here): each bot
