@@ -125,6 +125,12 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="the bot's token from `arena bot register` (env ARENA_BOT_TOKEN)",
     )
     play.add_argument("--capacity", type=int, default=4, help="matches at once (default 4)")
+    play.add_argument(
+        "--one-session",
+        action="store_true",
+        help="hold one session, not one on each replica of a referee tier (the tier then "
+        "relays the moves of matches played on another replica)",
+    )
     add_referee(play)
     play.set_defaults(run=run_bot)
 
@@ -268,7 +274,13 @@ def run_bot(args: argparse.Namespace) -> int:
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    runner = BotRunner(bots.load(args.bot), args.referee, args.token, args.capacity)
+    runner = BotRunner(
+        bots.load(args.bot),
+        args.referee,
+        args.token,
+        args.capacity,
+        every_replica=not args.one_session,
+    )
     try:
         event_loop.run(_play(runner))
     except KeyboardInterrupt:

@@ -28,7 +28,8 @@ import logging
 import random
 import time
 import traceback
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import grpc
@@ -46,6 +47,13 @@ EOF = grpc.aio.EOF  # type: ignore[attr-defined]
 """What a call's read() returns at the end of the stream (missing from the type stubs)."""
 
 CLIENT = "card-arena-python-sdk/0.1"
+PIN = "arena-replica"
+"""Session metadata asking for one replica of a tier (`referee.service.PIN`)."""
+REPLICAS = "arena-replicas"
+"""Trailing metadata of a refusal for another replica: the tier's live replicas."""
+LANDINGS_PER_REPLICA = 4
+"""How many connections in a row a session for one replica may land on others, per
+replica of the tier, before it backs off (each lands where the load balancer chooses)."""
 
 RETRY_DELAYS_S = (0.1, 0.2, 0.5, 1.0, 2.0, 3.0)
 """Pauses before the retries after a session failed: quick at first, because a drop or a
@@ -206,8 +214,23 @@ class SessionStats:
     """Sessions ended because the referee asked the bot to reconnect elsewhere."""
 
 
+@dataclass
+class Attempt:
+    """One attempt to hold a session: whether it opened."""
+
+    opened: bool = False
+
+
 class BotRunner:
-    """Runs one bot against one referee until stopped."""
+    """Runs one bot against one referee until stopped.
+
+    In a tier (its Welcome names the replicas), it keeps one session on each
+    replica, all of one `instance`: a match then finds every one of its bots on
+    the replica that plays it, and no move is relayed. Each session is kept by a
+    keeper task of its own; a session for a given replica asks for it by the
+    metadata `arena-replica`, and one that lands on another (the load balancer
+    chooses) is refused there and tried again on a new connection.
+    """
 
     def __init__(
         self,
@@ -217,38 +240,115 @@ class BotRunner:
         capacity: int = 1,
         tls_ca: bytes | None = None,
         on_message: Callable[[pb.RefereeMessage], None] | None = None,
+        every_replica: bool = True,
     ) -> None:
+        """`every_replica` False keeps one session only, wherever the load balancer puts
+        it (in a tier, the moves of its seats in matches played elsewhere are relayed)."""
         self.bot = bot
         self.address = address
         self.token = token
         self.capacity = capacity
         self.tls_ca = tls_ca
         self.stats = SessionStats()
+        self.instance = uuid.uuid4().hex if every_replica else ""
+        """Names this process's sessions: the tier lets them stand side by side."""
         self._on_message = on_message
         self._stop = asyncio.Event()
         self._bot_id = ""
         self._raised = RaisedLog()
+        self._max_backoff_s = RETRY_DELAYS_S[-1]
+        self._replicas: tuple[str, ...] = ()
+        """The tier's replicas that take sessions, as the latest Welcome named them."""
+        self._kept: dict[str, asyncio.Task[None]] = {}
+        """The keeper holding (or opening) the session on each replica."""
+        self._keepers: set[asyncio.Task[None]] = set()
+        self._refused: AuthError | None = None
 
     def stop(self) -> None:
-        """Ask the runner to end after the current session."""
+        """Ask the runner to end after the current sessions."""
         self._stop.set()
 
     async def run(self, max_backoff_s: float = RETRY_DELAYS_S[-1]) -> None:
-        """Keep a session open, reconnecting with `Backoff` (pauses of at most
-        `max_backoff_s`), until stopped."""
-        backoff = Backoff(tuple(min(delay, max_backoff_s) for delay in RETRY_DELAYS_S))
+        """Keep a session open (in a tier, one on each replica), reconnecting with
+        `Backoff` (pauses of at most `max_backoff_s`), until stopped.
+
+        Raises AuthError when the referee refuses the token.
+        """
+        self._max_backoff_s = max_backoff_s
+        self._start_keeper(None)
+        try:
+            while self._keepers:
+                done, _ = await asyncio.wait(
+                    list(self._keepers), return_when=asyncio.FIRST_COMPLETED
+                )
+                for task in done:
+                    if not task.cancelled() and (error := task.exception()) is not None:
+                        raise error
+        finally:
+            for task in self._keepers:
+                task.cancel()
+            await asyncio.gather(*self._keepers, return_exceptions=True)
+        if self._refused is not None:
+            raise self._refused
+
+    def _start_keeper(self, replica: str | None) -> None:
+        task = asyncio.create_task(self._keeper(replica))
+        self._keepers.add(task)
+        task.add_done_callback(self._keepers.discard)
+        if replica is not None:
+            self._kept[replica] = task
+
+    async def _keeper(self, replica: str | None) -> None:
+        try:
+            await self._keep(replica)
+        except AuthError as error:
+            self._refused = error
+            self.stop()
+        finally:
+            for name, task in list(self._kept.items()):
+                if task is asyncio.current_task():
+                    del self._kept[name]
+
+    def _pin(self, replica: str | None) -> str | None:
+        """The replica this keeper keeps a session on now (None: any)."""
+        me = asyncio.current_task()
+        held = next((name for name, task in self._kept.items() if task is me), None)
+        return held if held is not None else replica
+
+    async def _keep(self, replica: str | None) -> None:
+        """Keep a session on `replica` (None: wherever the load balancer puts it), while
+        that replica is in the tier; the last keeper then keeps one anywhere."""
+        backoff = Backoff(tuple(min(d, self._max_backoff_s) for d in RETRY_DELAYS_S))
+        landings = 0
         while not self._stop.is_set():
+            pin = self._pin(replica)
+            if pin is not None and self._replicas and pin not in self._replicas:
+                if self._kept.get(pin) is asyncio.current_task():
+                    del self._kept[pin]
+                if self._kept:
+                    return  # its replica left the tier; the others are kept
+                pin = replica = None
             failed: grpc.aio.AioRpcError | None = None
-            opened = self.stats.sessions
+            attempt = Attempt()
             try:
-                moved = await self._session()
+                moved = await self._session(pin, attempt)
             except AuthError:
                 raise
             except grpc.aio.AioRpcError as error:
                 failed = error
                 moved = False
-            if self.stats.sessions > opened:
+            if attempt.opened:
                 backoff.reset()
+                landings = 0
+            if failed is not None and failed.code() == grpc.StatusCode.FAILED_PRECONDITION:
+                # Landed on another replica than the one asked for: a new connection
+                # lands elsewhere. Bounded, then the back-off as for any failure. The
+                # refusal names the live replicas: one that died or drains is given up.
+                self._replicas = replicas_named(failed) or self._replicas
+                landings += 1
+                if landings <= LANDINGS_PER_REPLICA * max(1, len(self._replicas)):
+                    continue
+                landings = 0
             if moved:
                 continue
             if self._stop.is_set():
@@ -257,8 +357,9 @@ class BotRunner:
             if failed is not None:
                 what = failed.details() or failed.code().name
                 log.warning(
-                    "session with the referee at %s ended: %s %s; retrying in %.1f s",
+                    "session with the referee at %s%s ended: %s %s; retrying in %.1f s",
                     self.address,
+                    f" (replica {pin})" if pin else "",
                     failed.code().name,
                     "" if what == failed.code().name else what,
                     delay,
@@ -266,28 +367,37 @@ class BotRunner:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stop.wait(), delay)
 
-    async def _session(self) -> bool:
-        """One session, until it ends; True if the referee asked for a new one now."""
+    async def _session(self, replica: str | None, attempt: Attempt) -> bool:
+        """One session (on `replica` if named), until it ends; True if the referee asked
+        for a new one now. `attempt` says whether it opened (got its Welcome)."""
+        pinned = () if replica is None else ((PIN, replica),)
         async with channel(self.address, self.tls_ca) as chan:
             # No request iterator: read() and write() on the call directly, the cheapest
             # path through grpc.aio (no queue and no generator per answer).
             # The stubs know only the iterator form.
-            stream = pb_grpc.BotServiceStub(chan).Session(metadata=metadata(self.token))  # type: ignore[call-arg]
+            stream = pb_grpc.BotServiceStub(chan).Session(  # type: ignore[call-arg]
+                metadata=metadata(self.token) + pinned
+            )
             stopper = asyncio.create_task(self._stop.wait())
             stopper.add_done_callback(lambda _: stream.cancel())
             try:
-                await stream.write(
-                    pb.BotMessage(hello=pb.Hello(capacity=self.capacity, client=CLIENT))
-                )
+                hello = pb.Hello(capacity=self.capacity, client=CLIENT, instance=self.instance)
+                await stream.write(pb.BotMessage(hello=hello))
                 while (message := await stream.read()) is not EOF:
                     assert isinstance(message, pb.RefereeMessage)
                     self._seen(message)
                     kind = message.WhichOneof("kind")
                     if kind == "act":
                         await stream.write(self._answer(message.act))
+                    elif kind == "welcome":
+                        attempt.opened = True
+                        self._named(message.welcome.replicas, message.welcome.replica)
+                    elif kind == "replicas":
+                        self._named(message.replicas.names)
                     elif kind == "reconnect":
                         log.info("referee asks to reconnect: %s", message.reconnect.reason)
                         self.stats.moves += 1
+                        self._left(self._pin(replica))
                         stream.cancel()
                         return True
             except grpc.aio.AioRpcError as error:
@@ -303,6 +413,25 @@ class BotRunner:
             finally:
                 stopper.cancel()
         return False
+
+    def _named(self, replicas: Sequence[str], here: str = "") -> None:
+        """The tier named its replicas (a Welcome from `here`, or a change): keep a session
+        on each."""
+        if not replicas or not self.instance:
+            return
+        self._replicas = tuple(replicas)
+        me = asyncio.current_task()
+        assert me is not None
+        if here and here not in self._kept:
+            self._kept[here] = me
+        for name in self._replicas:
+            if name not in self._kept and not self._stop.is_set():
+                self._start_keeper(name)
+
+    def _left(self, replica: str | None) -> None:
+        """The referee asked this session to move: its replica drains, and takes none."""
+        if replica is not None and replica in self._replicas:
+            self._replicas = tuple(name for name in self._replicas if name != replica)
 
     def _seen(self, message: pb.RefereeMessage) -> None:
         kind = message.WhichOneof("kind")
@@ -335,6 +464,16 @@ class BotRunner:
         self.stats.answered += 1
         answer = pb.Answer(request_id=act.request_id, action=cards.Action(text=str(choice)))
         return pb.BotMessage(answer=answer)
+
+
+def replicas_named(refusal: grpc.aio.AioRpcError) -> tuple[str, ...]:
+    """The live replicas a replica's refusal of a session for another one names."""
+    # grpc's stubs type the metadata as one item, not the pairs it is.
+    trailing: Sequence[tuple[str, str | bytes]] = refusal.trailing_metadata() or ()  # type: ignore[assignment]
+    for key, value in trailing:
+        if key == REPLICAS and isinstance(value, str):
+            return tuple(name for name in value.split(",") if name)
+    return ()
 
 
 def run(bot: Bot, address: str, token: str, capacity: int = 1) -> None:

@@ -228,9 +228,14 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
             tier.clients.commands, "session-opens", settings.session_opens_per_minute
         )
     )
-    pb_grpc.add_BotServiceServicer_to_server(
-        BotService(settings, store, hub, gate, metrics, opens), server
+    service = (
+        BotService(settings, store, hub, gate, metrics, opens)
+        if tier is None
+        else BotService(
+            settings, store, hub, gate, metrics, opens, tier.replica, tier.session_replicas
+        )
     )
+    pb_grpc.add_BotServiceServicer_to_server(service, server)
 
     async def revoke(bot_id: str, credential: str) -> None:
         if tier is None:

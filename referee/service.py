@@ -6,7 +6,7 @@ import asyncio
 import functools
 import time
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Sequence
 
 import grpc
 
@@ -45,6 +45,11 @@ FLOOD_REFILL_S = 10.0
 """The answer flood allowance refills over this many seconds."""
 RATE_WARNING_EVERY_S = 1.0
 """At most one rate-limit Error a second per session (the Errors must not flood too)."""
+PIN = "arena-replica"
+"""Session metadata: the replica of the tier this session is for (from `Welcome.replicas`);
+another replica refuses the stream with FAILED_PRECONDITION, before it counts as opened,
+and names the live replicas in the trailing metadata `REPLICAS` (comma-separated)."""
+REPLICAS = "arena-replicas"
 REPLAY_CACHE_SIZE = 32
 """Finished matches whose Replay message is kept built (the most recently asked for)."""
 ASK_AGAIN = "this referee replica is stopping; ask again"
@@ -62,12 +67,18 @@ class BotService(pb_grpc.BotServiceServicer):
         gate: Gatekeeper,
         metrics: RefereeMetrics,
         opens: Allowance | None = None,
+        replica: str = "",
+        replicas: Callable[[], Sequence[str]] = tuple,
     ) -> None:
+        """`replica` is this replica's name in a tier ("" for a lone referee), and
+        `replicas` the tier's live replicas that take sessions, named in `Welcome`."""
         self._settings = settings
         self._store = store
         self._hub = hub
         self._gate = gate
         self._metrics = metrics
+        self._replica = replica
+        self._replicas = replicas
         # Per bot; in a tier, counted across the replicas (the bot may reach any).
         self._opens = opens or LocalAllowance(settings.session_opens_per_minute)
         self._registrations = KeyedBuckets(settings.registrations_per_minute)
@@ -115,6 +126,14 @@ class BotService(pb_grpc.BotServiceServicer):
         # referee.decoding's guard around either) is a step of Python per message. What
         # context.read() returns is the guard's lenient parse: an Undecodable comes here.
         bot, token = await self._gate.bot(context)
+        pinned = dict(context.invocation_metadata() or ()).get(PIN)
+        if pinned is not None and pinned != self._replica:
+            context.set_trailing_metadata(((REPLICAS, ",".join(self._replicas())),))
+            await context.abort(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"this is {f'replica {self._replica}' if self._replica else 'a lone referee'}, "
+                f"not replica {brief(str(pinned))}: connect again to reach it",
+            )
         if not await self._opens.take(bot.id):
             await context.abort(
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
@@ -136,9 +155,17 @@ class BotService(pb_grpc.BotServiceServicer):
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT, "a session starts with Hello{capacity >= 1}"
             )
-        capacity = min(first.hello.capacity, self._settings.max_capacity)
+        hello = first.hello
+        if len(hello.instance) > MAX_NAME:
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"Hello.instance is at most {MAX_NAME} characters, got {len(hello.instance)}",
+            )
+        capacity = min(hello.capacity, self._settings.max_capacity)
         credential = hash_token(token)
-        session = self._hub.open(bot.id, capacity, first.hello.observation_json, credential)
+        session = self._hub.open(
+            bot.id, capacity, hello.observation_json, credential, hello.instance
+        )
         if await asyncio.to_thread(self._store.bot_by_token, token) is None:
             # Rotated while this session opened: the rotation's revoke came before it.
             self._hub.revoke(bot.id, credential)
@@ -146,11 +173,14 @@ class BotService(pb_grpc.BotServiceServicer):
         reader = asyncio.create_task(self._read(context, session))
         reader.add_done_callback(lambda _: self._hub.close(session))
         try:
-            await context.write(
-                pb.RefereeMessage(
-                    welcome=pb.Welcome(bot_id=bot.id, session_id=session.id, capacity=capacity)
-                )
+            welcome = pb.Welcome(
+                bot_id=bot.id,
+                session_id=session.id,
+                capacity=capacity,
+                replica=self._replica,
+                replicas=self._replicas(),
             )
+            await context.write(pb.RefereeMessage(welcome=welcome))
             while (message := await session.outbox.get()) is not None:
                 await context.write(
                     wire_results.referee_bytes(message, session.observation_json, time.time())

@@ -33,7 +33,14 @@ class Reconnect:
     reason: str
 
 
-Outgoing = ActRequest | Notice | Problem | Reconnect
+@dataclass(frozen=True)
+class Replicas:
+    """The tier's live replicas that take sessions changed: these are they now."""
+
+    names: tuple[str, ...]
+
+
+Outgoing = ActRequest | Notice | Problem | Reconnect | Replicas
 
 REVOKED = "this bot's token was rotated: the session ends, and the old token is refused"
 """What the referee sends down a session: a request, a notice, a problem, or a move."""
@@ -53,6 +60,8 @@ class Session:
     """The bot asked for each observation's JSON besides its typed form."""
     credential: str = ""
     """The hash of the token the session was opened with (a rotation ends it)."""
+    instance: str = ""
+    """`Hello.instance`: the bot's process, which may hold a session on every replica."""
     id: str = field(default_factory=lambda: uuid.uuid4().hex)
     outbox: asyncio.Queue[Outgoing | None] = field(default_factory=asyncio.Queue)
     pending: dict[str, asyncio.Future[Answer]] = field(default_factory=dict)
@@ -137,14 +146,19 @@ class SessionHub:
         self._changed: asyncio.Future[None] | None = None
 
     def open(
-        self, bot_id: str, capacity: int, observation_json: bool = False, credential: str = ""
+        self,
+        bot_id: str,
+        capacity: int,
+        observation_json: bool = False,
+        credential: str = "",
+        instance: str = "",
     ) -> Session:
         """Start a session for `bot_id`, replacing (closing) any older one."""
         old = self._sessions.get(bot_id)
         if old is not None:
             old.send(Problem("replaced by a newer session of the same bot"))
             old.close()
-        session = Session(bot_id, capacity, observation_json, credential)
+        session = Session(bot_id, capacity, observation_json, credential, instance)
         self._sessions[bot_id] = session
         self._absent_since.pop(bot_id, None)
         self._wake()

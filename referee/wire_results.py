@@ -27,7 +27,7 @@ from ladder.records import (
 from referee.channels import ActRequest
 from referee.public import VIEW
 from referee.seat_view import SEAT_VIEW
-from referee.sessions import Outgoing, Problem, Reconnect
+from referee.sessions import Outgoing, Problem, Reconnect, Replicas
 from referee.wire_actions import option_message
 from referee.wire_observations import (
     _legal_entry,
@@ -48,6 +48,8 @@ def referee_message(
         )
     if isinstance(message, Reconnect):
         return pb.RefereeMessage(reconnect=pb.Reconnect(reason=message.reason))
+    if isinstance(message, Replicas):
+        return pb.RefereeMessage(replicas=pb.Replicas(names=message.names))
     if isinstance(message, ActRequest):
         return pb.RefereeMessage.FromString(_act_bytes(message, with_json, now))
     return _notice_message(message)

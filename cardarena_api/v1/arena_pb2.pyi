@@ -102,22 +102,29 @@ class Hello(_message.Message):
     CAPACITY_FIELD_NUMBER: _builtins.int
     CLIENT_FIELD_NUMBER: _builtins.int
     OBSERVATION_JSON_FIELD_NUMBER: _builtins.int
+    INSTANCE_FIELD_NUMBER: _builtins.int
     capacity: _builtins.int
     """matches at once, >= 1"""
     client: _builtins.str
     """free text, e.g. "card-arena-sdk/0.1" """
     observation_json: _builtins.bool
     """true: every Act's observation also carries the engine's JSON (Observation.json)."""
+    instance: _builtins.str
+    """An id the bot's process draws once for all its sessions. In a tier, sessions of one
+    bot with the same instance, one per replica, stand side by side (see Welcome.replicas);
+    without it, a bot's new session replaces its session on any replica.
+    """
     def __init__(
         self,
         *,
         capacity: _builtins.int = ...,
         client: _builtins.str = ...,
         observation_json: _builtins.bool = ...,
+        instance: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["capacity", b"capacity", "client", b"client", "observation_json", b"observation_json"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["capacity", b"capacity", "client", b"client", "instance", b"instance", "observation_json", b"observation_json"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -166,6 +173,7 @@ class RefereeMessage(_message.Message):
     FORFEIT_FIELD_NUMBER: _builtins.int
     ERROR_FIELD_NUMBER: _builtins.int
     RECONNECT_FIELD_NUMBER: _builtins.int
+    REPLICAS_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def welcome(self) -> Global___Welcome: ...
     @_builtins.property
@@ -184,6 +192,8 @@ class RefereeMessage(_message.Message):
     def error(self) -> Global___Error: ...
     @_builtins.property
     def reconnect(self) -> Global___Reconnect: ...
+    @_builtins.property
+    def replicas(self) -> Global___Replicas: ...
     def __init__(
         self,
         *,
@@ -196,16 +206,42 @@ class RefereeMessage(_message.Message):
         forfeit: Global___Forfeit | None = ...,
         error: Global___Error | None = ...,
         reconnect: Global___Reconnect | None = ...,
+        replicas: Global___Replicas | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["act", b"act", "error", b"error", "forfeit", b"forfeit", "game_end", b"game_end", "game_start", b"game_start", "kind", b"kind", "match_end", b"match_end", "reconnect", b"reconnect", "strike", b"strike", "welcome", b"welcome"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["act", b"act", "error", b"error", "forfeit", b"forfeit", "game_end", b"game_end", "game_start", b"game_start", "kind", b"kind", "match_end", b"match_end", "reconnect", b"reconnect", "replicas", b"replicas", "strike", b"strike", "welcome", b"welcome"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["act", b"act", "error", b"error", "forfeit", b"forfeit", "game_end", b"game_end", "game_start", b"game_start", "kind", b"kind", "match_end", b"match_end", "reconnect", b"reconnect", "strike", b"strike", "welcome", b"welcome"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["act", b"act", "error", b"error", "forfeit", b"forfeit", "game_end", b"game_end", "game_start", b"game_start", "kind", b"kind", "match_end", b"match_end", "reconnect", b"reconnect", "replicas", b"replicas", "strike", b"strike", "welcome", b"welcome"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["welcome", "act", "game_start", "game_end", "match_end", "strike", "forfeit", "error", "reconnect"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["welcome", "act", "game_start", "game_end", "match_end", "strike", "forfeit", "error", "reconnect", "replicas"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
 Global___RefereeMessage: _TypeAlias = RefereeMessage  # noqa: Y015
+
+@_typing.final
+class Replicas(_message.Message):
+    """In a tier: the live replicas that take sessions changed (one joined, left, or began
+    draining). As Welcome.replicas: a bot keeping a session on each opens one on a replica
+    that joined; it may drop one whose replica is no longer named once its stream ends.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAMES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def names(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    def __init__(
+        self,
+        *,
+        names: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["names", b"names"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Replicas: _TypeAlias = Replicas  # noqa: Y015
 
 @_typing.final
 class Reconnect(_message.Message):
@@ -238,20 +274,33 @@ class Welcome(_message.Message):
     BOT_ID_FIELD_NUMBER: _builtins.int
     SESSION_ID_FIELD_NUMBER: _builtins.int
     CAPACITY_FIELD_NUMBER: _builtins.int
+    REPLICA_FIELD_NUMBER: _builtins.int
+    REPLICAS_FIELD_NUMBER: _builtins.int
     bot_id: _builtins.str
     session_id: _builtins.str
     capacity: _builtins.int
     """as granted"""
+    replica: _builtins.str
+    """In a tier: the replica holding this session, and the live replicas that take sessions
+    (this one included). A bot that sends Hello.instance may open one session on each,
+    asking for a replica by the metadata "arena-replica" (another refuses the stream with
+    FAILED_PRECONDITION): a match whose bots all hold a session on the replica playing it
+    has no move relayed. Empty on a lone referee.
+    """
+    @_builtins.property
+    def replicas(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
     def __init__(
         self,
         *,
         bot_id: _builtins.str = ...,
         session_id: _builtins.str = ...,
         capacity: _builtins.int = ...,
+        replica: _builtins.str = ...,
+        replicas: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_id", b"bot_id", "capacity", b"capacity", "session_id", b"session_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_id", b"bot_id", "capacity", b"capacity", "replica", b"replica", "replicas", b"replicas", "session_id", b"session_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from redis.exceptions import RedisError
 
@@ -25,7 +25,7 @@ from ladder.records import Match, MatchRequest
 from ladder.store import Conflict
 from referee.matches import BadMatch, Starter, Unavailable
 from referee.metrics import RefereeMetrics
-from referee.tier.registry import Holder, Replica
+from referee.tier.registry import Replica
 from referee.tier.relay import CallFailed
 from referee.tier.replica import Tier
 
@@ -60,17 +60,16 @@ that id, the author's quota), by the name the relay gives them: raised here as t
 there. Any other failure is that replica's, and the match is played here instead."""
 
 
-def placement(holders: Sequence[Holder | None], replicas: Sequence[Replica], me: str) -> str:
+def placement(held: Sequence[Collection[str]], replicas: Sequence[Replica], me: str) -> str:
     """The replica a match should run on: the live one holding most of its seats.
 
-    Draining replicas take no match, and a stale holder (its replica stopped
-    refreshing it) holds no seat. A tie goes to `me` (no forwarding), then to
-    the replica with fewer matches; with no seat held anywhere, `me`.
+    `held` names, per bot of the match, the replicas holding a live session of it
+    (`Registry.held_by`: several when it holds one on each). Draining replicas take
+    no match. A tie goes to `me` (no forwarding), then to the replica with fewer
+    matches; with no seat held anywhere, `me`.
     """
     open_ = {replica.name: replica for replica in replicas if not replica.draining}
-    seats = Counter(
-        h.replica for h in holders if h is not None and not h.stale and h.replica in open_
-    )
+    seats = Counter(name for names in held for name in set(names) if name in open_)
     if not seats:
         return me
     best = max(seats.values())
@@ -103,10 +102,10 @@ class Placer:
         """
         tier = self._tier
         try:
-            holders = await tier.registry.locate_many(bots)
+            held = await tier.registry.held_by(bots, [replica.name for replica in tier.live])
         except (RedisError, OSError):
             return tier.replica
-        return placement(list(holders.values()), tier.live, tier.replica)
+        return placement([held[bot] for bot in bots], tier.live, tier.replica)
 
     async def start(self, request: MatchRequest) -> Match:
         """Start `request` where most of its seats are; here if that replica fails to.

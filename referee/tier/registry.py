@@ -8,7 +8,14 @@
   entries that still name its sessions each heartbeat. Of two live sessions
   of one bot the one published last wins: the other replica's heartbeat
   finds a higher order and closes its own, stale one (a half-open stream
-  the bot has left).
+  the bot has left), unless both name the same instance (`Hello.instance`:
+  one bot process holding a session on each replica), whose sessions stand
+  side by side.
+- `arena:tier:instances` (hash, bot id -> the instance of its entry above).
+- `arena:tier:held` (hash, `<bot>|<replica>` -> `<session>|<instance>`) and
+  `arena:tier:held:until` (sorted set, by expiry): every replica holding a
+  session of the bot, renewed by that replica's heartbeat. A match is placed
+  where most of its bots hold a session of their entry's instance.
 - `arena:tier:replicas` (hash, name -> JSON of whether it drains and its counts)
   and `arena:tier:replicas:until` (sorted set, name scored by expiry): every
   replica.
@@ -47,6 +54,9 @@ SESSIONS_UNTIL = REGISTRY + "sessions:until"
 REPLICAS = REGISTRY + "replicas"
 REPLICAS_UNTIL = REGISTRY + "replicas:until"
 ORDER = REGISTRY + "order"
+INSTANCES = REGISTRY + "instances"
+HELD = REGISTRY + "held"
+HELD_UNTIL = REGISTRY + "held:until"
 
 # Redis's time in milliseconds (and in microseconds), shared by the scripts. (A number
 # goes into text through string.format: Lua's own conversion writes 1.7e+15.)
@@ -71,7 +81,7 @@ end
 """
 
 # Drops (a thousand at most each beat) the entries of `hash` whose expiry in `untils`
-# passed more than `tombstone` ago, and bounds both keys' lives.
+# passed more than `tombstone` ago, and bounds both keys' lives; the names dropped.
 SWEEP = """
 local function sweep(hash, untils, tombstone, bound)
   local dead = redis.call('ZRANGEBYSCORE', untils, '-inf', string.format('(%d', now - tombstone), 'LIMIT', 0, 1000)
@@ -81,11 +91,20 @@ local function sweep(hash, untils, tombstone, bound)
   end
   redis.call('PEXPIRE', hash, bound)
   redis.call('PEXPIRE', untils, bound)
+  return dead
 end
 """
 
-# KEYS sessions, sessions:until, order; ARGV bot, session, capacity|replica, expiry, bound.
-# Takes the next order and writes the entry over any other: the last published wins.
+# Whether the value of a `held` entry (`<session>|<instance>`) is of `session`.
+OF_SESSION = """
+local function of_session(value, session)
+  return value ~= false and value ~= nil and string.sub(value, 1, #session + 1) == session .. '|'
+end
+"""
+
+# KEYS sessions, sessions:until, order, instances, held, held:until; ARGV bot, session,
+# capacity|replica, expiry, bound, instance, replica. Takes the next order and writes the
+# entry over any other (the last published wins), and the replica's `held` entry.
 PUBLISH = (
     NOW
     + """
@@ -96,29 +115,47 @@ local order = redis.call('INCR', KEYS[3])
 redis.call('PEXPIRE', KEYS[3], ARGV[5])
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. string.format('|%d|', order) .. ARGV[3])
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[4]), ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[5])
-redis.call('PEXPIRE', KEYS[2], ARGV[5])
+redis.call('HSET', KEYS[4], ARGV[1], ARGV[6])
+local field = ARGV[1] .. '|' .. ARGV[7]
+redis.call('HSET', KEYS[5], field, ARGV[2] .. '|' .. ARGV[6])
+redis.call('ZADD', KEYS[6], now + tonumber(ARGV[4]), field)
+for i = 1, 6 do
+  if i ~= 3 then
+    redis.call('PEXPIRE', KEYS[i], ARGV[5])
+  end
+end
 return order
 """
 )
 
-# KEYS sessions, sessions:until; ARGV bot, session: removes the entry if it is that session's.
-WITHDRAW = """
+# KEYS sessions, sessions:until, instances, held, held:until; ARGV bot, session, replica:
+# removes the entries that are that session's.
+WITHDRAW = (
+    OF_SESSION
+    + """
+local field = ARGV[1] .. '|' .. ARGV[3]
+if of_session(redis.call('HGET', KEYS[4], field), ARGV[2]) then
+  redis.call('HDEL', KEYS[4], field)
+  redis.call('ZREM', KEYS[5], field)
+end
 local held = redis.call('HGET', KEYS[1], ARGV[1])
 if held and string.sub(held, 1, #ARGV[2] + 1) == ARGV[2] .. '|' then
   redis.call('ZREM', KEYS[2], ARGV[1])
+  redis.call('HDEL', KEYS[3], ARGV[1])
   return redis.call('HDEL', KEYS[1], ARGV[1])
 end
 return 0
 """
+)
 
-# KEYS sessions, sessions:until, replicas, replicas:until, then one slots set per slot;
-# ARGV expiry, tombstone, bound, replica, its JSON, the number of sessions, then
-# (bot, session, order, capacity|replica) per session, then one member per slot.
-# Renews the expiry of each entry that still names its session (a session's entry is
-# written again when it is missing, dead, or of an older order); extends each slot still
-# live. Returns the bots held by a later session, the indexes of the lost slots, and the
-# live replicas (names, then their JSON).
+# KEYS sessions, sessions:until, replicas, replicas:until, instances, held, held:until,
+# then one slots set per slot; ARGV expiry, tombstone, bound, replica, its JSON, the number
+# of sessions, then (bot, session, order, capacity|replica, instance) per session, then
+# one member per slot. Renews the expiry of each entry that still names its session (a
+# session's entry is written again when it is missing, dead, or of an older order), and
+# each session's `held` entry (a session of the entry's instance stands beside it);
+# extends each slot still live. Returns the bots held by a later session of another
+# instance, the indexes of the lost slots, and the live replicas (names, then their JSON).
 HEARTBEAT = (
     NOW
     + VALUES
@@ -131,9 +168,9 @@ redis.call('ZADD', KEYS[4], expires, ARGV[4])
 sweep(KEYS[3], KEYS[4], tombstone, bound)
 local stale = {}
 local count = tonumber(ARGV[6])
-local last = 6 + 4 * count
-for i = 7, last, 4 do
-  local bot, session, order = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
+local last = 6 + 5 * count
+for i = 7, last, 5 do
+  local bot, session, order, instance = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2]), ARGV[i + 4]
   local held = redis.call('HGET', KEYS[1], bot)
   local mine = held and string.sub(held, 1, #session + 1) == session .. '|'
   local later = false
@@ -142,26 +179,38 @@ for i = 7, last, 4 do
     local held_until = tonumber(redis.call('ZSCORE', KEYS[2], bot) or 0)
     later = held_order > order and held_until >= now
   end
-  if later then
+  local sibling = later and instance ~= '' and redis.call('HGET', KEYS[5], bot) == instance
+  if later and not sibling then
     table.insert(stale, bot)
   else
-    if not mine then
-      redis.call('HSET', KEYS[1], bot, session .. '|' .. ARGV[i + 2] .. '|' .. ARGV[i + 3])
+    if not later then
+      if not mine then
+        redis.call('HSET', KEYS[1], bot, session .. '|' .. ARGV[i + 2] .. '|' .. ARGV[i + 3])
+        redis.call('HSET', KEYS[5], bot, instance)
+      end
+      redis.call('ZADD', KEYS[2], expires, bot)
     end
-    redis.call('ZADD', KEYS[2], expires, bot)
+    local field = bot .. '|' .. ARGV[4]
+    redis.call('HSET', KEYS[6], field, session .. '|' .. instance)
+    redis.call('ZADD', KEYS[7], expires, field)
   end
 end
-sweep(KEYS[1], KEYS[2], tombstone, bound)
+local dead = sweep(KEYS[1], KEYS[2], tombstone, bound)
+if #dead > 0 then
+  redis.call('HDEL', KEYS[5], unpack(dead))
+end
+redis.call('PEXPIRE', KEYS[5], bound)
+sweep(KEYS[6], KEYS[7], tombstone, bound)
 local lost = {}
-for i = 5, #KEYS do
-  local member = ARGV[last + i - 4]
+for i = 8, #KEYS do
+  local member = ARGV[last + i - 7]
   local score = redis.call('ZSCORE', KEYS[i], member)
   if score and tonumber(score) >= now then
     redis.call('ZADD', KEYS[i], 'XX', expires, member)
     redis.call('PEXPIREAT', KEYS[i], expires)
   else
     redis.call('ZREM', KEYS[i], member)
-    table.insert(lost, i - 5)
+    table.insert(lost, i - 8)
   end
 end
 local names = redis.call('ZRANGEBYSCORE', KEYS[4], now, '+inf')
@@ -186,6 +235,43 @@ LOCATE = (
 local values = redis.call('HMGET', KEYS[1], unpack(ARGV))
 local untils = redis.call('ZMSCORE', KEYS[2], unpack(ARGV))
 return {values, untils, now}
+"""
+)
+
+# KEYS sessions, instances, held, held:until; ARGV the number of bots, the bots, then the
+# replicas: per bot, the replicas among them whose live `held` entry is a session of the
+# bot's instance (without an instance, its entry's own session).
+HELD_BY = (
+    NOW
+    + OF_SESSION
+    + """
+local bots = tonumber(ARGV[1])
+local found = {}
+for i = 2, bots + 1 do
+  local bot = ARGV[i]
+  local instance = redis.call('HGET', KEYS[2], bot) or ''
+  local entry = redis.call('HGET', KEYS[1], bot)
+  local primary = entry and string.match(entry, '^[^|]*') or nil
+  local replicas = {}
+  for j = bots + 2, #ARGV do
+    local field = bot .. '|' .. ARGV[j]
+    local value = redis.call('HGET', KEYS[3], field)
+    local expires = tonumber(redis.call('ZSCORE', KEYS[4], field) or 0)
+    if value and expires >= now then
+      local ours
+      if instance ~= '' then
+        ours = string.sub(value, -(#instance + 1)) == '|' .. instance
+      else
+        ours = primary ~= nil and of_session(value, primary)
+      end
+      if ours then
+        table.insert(replicas, ARGV[j])
+      end
+    end
+  end
+  table.insert(found, replicas)
+end
+return found
 """
 )
 
@@ -259,6 +345,8 @@ class Listed:
     capacity: int
     order: int
     """The number its publication took: of two sessions of a bot, the higher wins."""
+    instance: str = ""
+    """`Hello.instance`: sessions of one instance on several replicas stand side by side."""
 
 
 @dataclass(frozen=True)
@@ -321,28 +409,34 @@ class Registry:
         self._locate = client.register_script(LOCATE)
         self._busy = client.register_script(BUSY)
         self._acquire = client.register_script(ACQUIRE)
+        self._held_by = client.register_script(HELD_BY)
 
     def _tail(self, capacity: int) -> str:
         return f"{capacity}|{self.replica}"
 
-    async def publish(self, bot_id: str, session_id: str, capacity: int) -> int:
+    async def publish(self, bot_id: str, session_id: str, capacity: int, instance: str = "") -> int:
         """Say this replica holds the bot's stream; the order the session took."""
         bounds = self.bounds
         order = await self._publish(
-            keys=[SESSIONS, SESSIONS_UNTIL, ORDER],
+            keys=[SESSIONS, SESSIONS_UNTIL, ORDER, INSTANCES, HELD, HELD_UNTIL],
             args=[
                 bot_id,
                 session_id,
                 self._tail(capacity),
                 bounds.ms(bounds.expiry_s),
                 bounds.bound_ms,
+                instance,
+                self.replica,
             ],
         )
         return int(order)
 
     async def withdraw(self, bot_id: str, session_id: str) -> None:
-        """Remove the bot's entry if it still names this session."""
-        await self._withdraw(keys=[SESSIONS, SESSIONS_UNTIL], args=[bot_id, session_id])
+        """Remove the bot's entries that still name this session."""
+        await self._withdraw(
+            keys=[SESSIONS, SESSIONS_UNTIL, INSTANCES, HELD, HELD_UNTIL],
+            args=[bot_id, session_id, self.replica],
+        )
 
     async def heartbeat(
         self,
@@ -371,9 +465,10 @@ class Registry:
                 session.session_id,
                 session.order,
                 self._tail(session.capacity),
+                session.instance,
             ]
         args += [f"{self.replica}|{match_id}" for _, match_id in slots]
-        keys = [SESSIONS, SESSIONS_UNTIL, REPLICAS, REPLICAS_UNTIL]
+        keys = [SESSIONS, SESSIONS_UNTIL, REPLICAS, REPLICAS_UNTIL, INSTANCES, HELD, HELD_UNTIL]
         keys += [slots_key(bot_id) for bot_id, _ in slots]
         stale, lost, names, values = await self._heartbeat(keys=keys, args=args)
         return Beat(
@@ -408,6 +503,19 @@ class Registry:
             else:
                 found[bot_id] = self._holder(bot_id, value, stale=float(until) < int(now))
         return found
+
+    async def held_by(
+        self, bot_ids: Sequence[str], replicas: Sequence[str]
+    ) -> dict[str, list[str]]:
+        """Which of `replicas` hold a live session of each bot, of the instance its entry
+        names (one round trip)."""
+        bots = list(dict.fromkeys(bot_ids))
+        if not bots or not replicas:
+            return {bot: [] for bot in bots}
+        found = await self._held_by(
+            keys=[SESSIONS, INSTANCES, HELD, HELD_UNTIL], args=[len(bots), *bots, *replicas]
+        )
+        return {bot: [_text(r) for r in held] for bot, held in zip(bots, found, strict=True)}
 
     @staticmethod
     def _holder(bot_id: str, raw: bytes | str, stale: bool = False) -> Holder:

@@ -35,7 +35,7 @@ from referee.channels import RelayUnavailable, SeatChannel
 from referee.metrics import RefereeMetrics
 from referee.seat_view import SEAT_STREAMS
 from referee.seats import SLOT_POLL_S, Connected
-from referee.sessions import Reconnect, Session, SessionHub
+from referee.sessions import Reconnect, Replicas, Session, SessionHub
 from referee.stopping import cancel_and_wait
 from referee.tier.channel import Locator, RelaySeatChannel
 from referee.tier.public import PublicTier
@@ -197,6 +197,10 @@ class Tier:
             log.warning("tier: Redis does not answer at start; not ready until a heartbeat does")
         self._beat = asyncio.create_task(self._keep_beating(), name="tier heartbeat")
 
+    def session_replicas(self) -> list[str]:
+        """The live replicas that take sessions (not draining), as of the last heartbeat."""
+        return [replica.name for replica in self.live if not replica.draining]
+
     async def beat(self) -> None:
         """Renew this replica's part of the registry once (publishing what is not yet)."""
         for unpublished in self.hub.connected():
@@ -209,7 +213,7 @@ class Tier:
             if unpublished.id not in self._orders and not unpublished.closed:
                 await self._publish(unpublished)
         sessions = [
-            Listed(s.bot_id, s.id, s.capacity, self._orders[s.id])
+            Listed(s.bot_id, s.id, s.capacity, self._orders[s.id], s.instance)
             for s in self.hub.connected()
             if s.id in self._orders
         ]
@@ -233,8 +237,15 @@ class Tier:
                     "bot %s holds a newer session on another replica; closing this one", bot_id
                 )
                 self.hub.close(stale)
+        named = self.session_replicas()
         self.live = beat.replicas
         self.metrics.replicas_live.set(len(self.live))
+        if self.session_replicas() != named:
+            # Bots keeping a session on every replica open one on a replica that joined.
+            changed = Replicas(tuple(self.session_replicas()))
+            for session in self.hub.connected():
+                if session.instance:
+                    session.send(changed)
 
     async def _keep_beating(self) -> None:
         while True:
@@ -282,7 +293,9 @@ class Tier:
     async def _publish(self, session: Session) -> None:
         # Of two sessions of a bot the one published last wins (a later publication
         # elsewhere closes this one at this replica's next heartbeat).
-        order = await self.registry.publish(session.bot_id, session.id, session.capacity)
+        order = await self.registry.publish(
+            session.bot_id, session.id, session.capacity, session.instance
+        )
         if not session.closed:
             self._orders[session.id] = order
 

@@ -385,7 +385,12 @@ def build_requests(
             valid.games.extend(rng.sample(ALL_GAMES, rng.randint(1, 3)))
             built = mutate(fuzzer, valid)
         elif rpc.name == "Session" and rng.random() < 0.3:
-            built = pb.BotMessage(hello=pb.Hello(capacity=rng.choice((1, 4, 64, 65, 2**31 - 1))))
+            built = pb.BotMessage(
+                hello=pb.Hello(
+                    capacity=rng.choice((1, 4, 64, 65, 2**31 - 1)),
+                    instance=rng.choice(("", "i" * 64, "i" * 65)),
+                )
+            )
         else:
             built = fuzzer.fill(rpc.request())
         return built.SerializeToString()

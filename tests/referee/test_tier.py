@@ -25,27 +25,25 @@ from referee.sessions import Session, SessionHub
 from referee.tier.placement import Placer, placement
 from referee.tier.registry import Holder, Replica
 from referee.tier.replica import Tier
-from tests.support.aio import run, tiers
+from tests.support.aio import eventually, run, tiers
 from tests.support.services import RedisServer
-
-
-def holder(bot: str, replica: str) -> Holder:
-    return Holder(bot, replica, "s-" + bot, 1)
 
 
 def test_a_match_goes_where_most_of_its_seats_are() -> None:
     live = [Replica("a", False, 2, 5), Replica("b", False, 2, 1), Replica("c", False, 1, 0)]
-    seats = [holder("x", "b"), holder("y", "b"), holder("z", "a")]
-    assert placement(seats, live, "a") == "b"
+    assert placement([["b"], ["b"], ["a"]], live, "a") == "b"
     # A tie stays where the call came in; among others, the one with fewer matches.
-    assert placement([holder("x", "a"), holder("y", "b")], live, "a") == "a"
-    assert placement([holder("x", "a"), holder("y", "b")], live, "c") == "b"
+    assert placement([["a"], ["b"]], live, "a") == "a"
+    assert placement([["a"], ["b"]], live, "c") == "b"
     # No seat held anywhere (or only by replicas that are gone): here.
-    assert placement([None, None], live, "c") == "c"
-    assert placement([holder("x", "gone")], live, "c") == "c"
+    assert placement([[], []], live, "c") == "c"
+    assert placement([["gone"]], live, "c") == "c"
     # A draining replica takes no match, however many seats it holds.
     draining = [Replica("a", False, 1, 0), Replica("b", True, 2, 0)]
-    assert placement([holder("x", "b"), holder("y", "b"), holder("z", "a")], draining, "c") == "a"
+    assert placement([["b"], ["b"], ["a"]], draining, "c") == "a"
+    # Bots holding a session on several replicas: where all of them are.
+    assert placement([["a", "b"], ["b", "c"], ["a", "b", "c"]], live, "a") == "b"
+    assert placement([["a", "b"], ["a", "b"]], live, "c") == "b"
 
 
 def test_the_registry_holds_the_newest_session_and_forgets_a_dead_replica(
@@ -72,6 +70,48 @@ def test_the_registry_holds_the_newest_session_and_forgets_a_dead_replica(
     run(test)
 
 
+def test_sessions_of_one_instance_stand_side_by_side_until_another_instance_opens(
+    redis_server: RedisServer,
+) -> None:
+    """A bot process holding a session on each replica (one `Hello.instance`): none of
+    them is stale, and a match goes where all its bots are. A new process of the bot
+    (another instance) replaces them all, as a new session always did."""
+
+    async def test() -> None:
+        async with tiers(redis_server, "a", "b", "c") as (a, b, c):
+            replicas = ["a", "b", "c"]
+            on_a = a.hub.open("bot", 2, instance="i1")
+            await a.beat()
+            on_b = b.hub.open("bot", 2, instance="i1")
+            c.hub.open("other", 1)
+            for tier in (b, c, a, b, a):
+                await tier.beat()
+            assert not on_a.closed and not on_b.closed
+            assert await a.registry.held_by(["bot", "other"], replicas) == {
+                "bot": ["a", "b"],
+                "other": ["c"],
+            }
+            assert await a.registry.locate("bot") == Holder("bot", "b", on_b.id, 2)
+            # b's session ends: a's stands, and the entry names it at a's next beat.
+            b.hub.close(on_b)
+
+            async def held_by_a_alone() -> bool:
+                return await a.registry.held_by(["bot"], replicas) == {"bot": ["a"]}
+
+            await eventually(held_by_a_alone, "b's session to be withdrawn")
+            await a.beat()
+            assert await c.registry.locate("bot") == Holder("bot", "a", on_a.id, 2)
+            # The bot restarts (another instance) on c: a's session is stale now.
+            on_c = c.hub.open("bot", 2, instance="i2")
+            await c.beat()
+            await a.beat()
+            assert on_a.closed and a.hub.get("bot") is None
+            assert await a.registry.held_by(["bot"], replicas) == {"bot": ["c"]}
+            assert await a.registry.locate("bot") == Holder("bot", "c", on_c.id, 2)
+
+    run(test)
+
+
 def test_a_session_is_published_once_when_a_heartbeat_comes_before_its_publication(
     redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -82,9 +122,9 @@ def test_a_session_is_published_once_when_a_heartbeat_comes_before_its_publicati
             published: list[str] = []
             publish = a.registry.publish
 
-            async def counted(bot_id: str, session_id: str, capacity: int) -> int:
+            async def counted(bot_id: str, session_id: str, capacity: int, instance: str) -> int:
                 published.append(session_id)
-                return await publish(bot_id, session_id, capacity)
+                return await publish(bot_id, session_id, capacity, instance)
 
             monkeypatch.setattr(a.registry, "publish", counted)
             session = a.hub.open("bot", 2)

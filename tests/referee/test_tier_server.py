@@ -8,14 +8,18 @@ import os
 import signal
 import time
 from pathlib import Path
+from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+import bots
+from bots.sdk import BotRunner, register
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
 from referee.server import LIVENESS, SERVICE_NAMES, Referee
-from tests.support.aio import replicas, run
+from tests.support.aio import eventually, replicas, run
+from tests.support.processes import free_port
 from tests.support.services import RedisServer
 
 
@@ -23,19 +27,27 @@ def address(referee: Referee) -> str:
     return f"127.0.0.1:{referee.port}"
 
 
-async def open_session(target: str, token: str) -> grpc.StatusCode:
-    """Open a session, read its Welcome and leave; OK, or the code it failed with."""
+async def open_session(
+    target: str, token: str, pin: str | None = None, seen: list[Any] | None = None
+) -> grpc.StatusCode:
+    """Open a session (for replica `pin`, if named), read its Welcome and leave; OK, or the
+    code it failed with. `seen` gets the Welcome, or the refusal's trailing metadata."""
+    pinned = () if pin is None else (("arena-replica", pin),)
     async with grpc.aio.insecure_channel(target) as channel:
         call = pb_grpc.BotServiceStub(channel).Session(
-            iter([pb.BotMessage(hello=pb.Hello(capacity=1))]),
-            metadata=(("authorization", f"Bearer {token}"),),
+            iter([pb.BotMessage(hello=pb.Hello(capacity=1, instance="i1"))]),
+            metadata=(("authorization", f"Bearer {token}"), *pinned),
             timeout=10,
         )
         try:
             first = await call.read()
         except grpc.aio.AioRpcError as error:
+            if seen is not None:
+                seen.append(dict(error.trailing_metadata() or ()))  # type: ignore[arg-type]
             return error.code()
         assert isinstance(first, pb.RefereeMessage) and first.WhichOneof("kind") == "welcome"
+        if seen is not None:
+            seen.append(first.welcome)
         call.cancel()
         return grpc.StatusCode.OK
 
@@ -59,6 +71,33 @@ def test_a_bots_session_opens_are_counted_across_the_tier(
             assert await open_session(address(a), reply.token) == (
                 grpc.StatusCode.RESOURCE_EXHAUSTED
             )
+
+    run(test, 90)
+
+
+def test_a_session_for_another_replica_is_refused_before_it_counts(
+    tmp_path: Path, redis_server: RedisServer
+) -> None:
+    """A session asking for replica b that reaches a is FAILED_PRECONDITION, naming the
+    live replicas, and is not counted among the bot's opens; Welcome names both."""
+
+    async def test() -> None:
+        async with replicas(tmp_path, redis_server, "a", "b", session_opens_per_minute=1) as (
+            a,
+            b,
+        ):
+            assert a.tier is not None and b.tier is not None
+            await a.tier.beat()
+            reply = await register(address(a), "pinned", "1", ["golden10"])
+            seen: list[Any] = []
+            for _ in range(3):
+                assert await open_session(address(a), reply.token, "b", seen) == (
+                    grpc.StatusCode.FAILED_PRECONDITION
+                )
+            assert seen[-1] == {"arena-replicas": "a,b"}
+            assert await open_session(address(b), reply.token, "b", seen) == grpc.StatusCode.OK
+            welcome = seen[-1]
+            assert (welcome.replica, list(welcome.replicas)) == ("b", ["a", "b"])
 
     run(test, 90)
 
@@ -117,3 +156,68 @@ def test_a_replica_that_cannot_reach_the_relay_is_not_serving_until_it_can_again
             await health_becomes(address(a), "SERVING")
 
     run(test, 90)
+
+
+def test_a_bot_holds_a_session_on_every_replica_and_its_matches_relay_no_move(
+    tmp_path: Path, redis_server: RedisServer
+) -> None:
+    """Two replicas behind one port: the Python SDK's bot keeps a session on each (its
+    sessions for one replica that land on the other are refused, and tried again), so a
+    match is played where all its bots are, with no move relayed. A bot of one session
+    keeps one."""
+
+    async def test() -> None:
+        port = free_port()
+        target = f"127.0.0.1:{port}"
+        async with replicas(tmp_path, redis_server, "a", "b", port=port) as tier:
+            tokens = [
+                (await register(target, f"everywhere-{n}", "1", ["golden10"])) for n in range(3)
+            ]
+            lone = await register(target, "lone", "1", ["golden10"])
+            runners = [BotRunner(bots.load("random"), target, r.token, 2) for r in tokens]
+            runners.append(
+                BotRunner(bots.load("random"), target, lone.token, 1, every_replica=False)
+            )
+            playing = [asyncio.create_task(runner.run()) for runner in runners]
+            assert tier[0].tier is not None
+            registry = tier[0].tier.registry
+            everywhere = [r.bot_id for r in tokens]
+
+            async def held() -> dict[str, list[str]]:
+                found = await registry.held_by([*everywhere, lone.bot_id], ["a", "b"])
+                return {bot: sorted(names) for bot, names in found.items()}
+
+            async def settled() -> bool:
+                found = await held()
+                return all(found[bot] == ["a", "b"] for bot in everywhere) and (
+                    len(found[lone.bot_id]) == 1
+                )
+
+            # The replicas started one after the other: the first Welcomes may name one
+            # replica only, and the tier's Replicas message names the other when it joins.
+            await eventually(settled, "every bot on both replicas, the lone one on one", 30)
+            async with grpc.aio.insecure_channel(target) as channel:
+                stub = pb_grpc.RefereeServiceStub(channel)
+                await stub.StartMatch(
+                    pb.StartMatchRequest(
+                        match_id="everywhere",
+                        game="golden10",
+                        players=3,
+                        bot_ids=everywhere,
+                        options={"rounds": "1"},
+                    ),
+                    timeout=10,
+                )
+                done = await stub.GetMatch(
+                    pb.GetMatchRequest(match_id="everywhere", wait=True), timeout=60
+                )
+            assert done.status == "finished"
+            relayed = sum(r.metrics.relayed.labels("sent")._value.get() for r in tier)
+            assert relayed == 0
+            # Still so: nothing replaced or closed a sibling meanwhile.
+            assert await settled()
+            for runner in runners:
+                runner.stop()
+            await asyncio.gather(*playing)
+
+    run(test, 120)

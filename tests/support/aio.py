@@ -55,12 +55,19 @@ async def tiers(
 
 @asynccontextmanager
 async def replicas(
-    workdir: Path, redis: RedisServer, *names: str, hosts: Sequence[str] = (), **settings: Any
+    workdir: Path,
+    redis: RedisServer,
+    *names: str,
+    hosts: Sequence[str] = (),
+    port: int = 0,
+    **settings: Any,
 ) -> AsyncIterator[list[Referee]]:
     """Referee servers (`referee.server.start`) named `names`, on one database in `workdir`
     and one relay on `redis`, with `settings` besides; stopped afterwards. Replica i
     listens on `hosts[i]`, else on 127.0.0.1 (a client of `[::1]` comes from another
-    address than one of 127.0.0.1; one of 127.0.0.2 does not: Linux picks 127.0.0.1)."""
+    address than one of 127.0.0.1; one of 127.0.0.2 does not: Linux picks 127.0.0.1),
+    on `port` (0: a port of its own; else one port they share, as behind a load balancer:
+    the kernel gives each new connection to one of them)."""
     started = []
     try:
         for index, name in enumerate(names):
@@ -68,7 +75,7 @@ async def replicas(
             started.append(
                 await start(
                     RefereeSettings(
-                        listen=f"{host}:0",
+                        listen=f"{host}:{port}",
                         database_url=f"sqlite:///{workdir / 'arena.db'}",
                         metrics_port=None,
                         relay_url=redis.url,
