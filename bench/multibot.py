@@ -45,7 +45,12 @@ class Slow(Bot):
 
 
 def make_runners(
-    address: str, tokens: list[str], kind: str, capacity: int, delay_ms: int = 0
+    address: str,
+    tokens: list[str],
+    kind: str,
+    capacity: int,
+    delay_ms: int = 0,
+    every_replica: bool = True,
 ) -> list[BotRunner]:
     """One runner per token, each with its own bot object."""
     runners = []
@@ -53,7 +58,7 @@ def make_runners(
         bot = bots.load(kind)
         if delay_ms > 0:
             bot = Slow(bot, delay_ms / 1000)
-        runners.append(BotRunner(bot, address, token, capacity))
+        runners.append(BotRunner(bot, address, token, capacity, every_replica=every_replica))
     return runners
 
 
@@ -79,10 +84,17 @@ def main() -> int:
     parser.add_argument("--bot", default="random", help="random, rules or module:Class")
     parser.add_argument("--capacity", type=int, default=4, help="matches at once per bot")
     parser.add_argument("--delay-ms", type=int, default=0, help="thinking time per move")
+    parser.add_argument(
+        "--one-session",
+        action="store_true",
+        help="each bot holds one session, not one per replica of a tier",
+    )
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s")
     tokens = [str(token) for token in json.loads(args.tokens.read_text(encoding="utf-8"))]
-    runners = make_runners(args.referee, tokens, args.bot, args.capacity, args.delay_ms)
+    runners = make_runners(
+        args.referee, tokens, args.bot, args.capacity, args.delay_ms, not args.one_session
+    )
     event_loop.run(run_all(runners))
     answered = sum(r.stats.answered for r in runners)
     cpu_s = time.process_time()

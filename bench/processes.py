@@ -230,12 +230,18 @@ async def register_bots(
 
 
 def start_multibot(
-    address: str, tokens: list[str], workdir: Path, number: int, capacity: int | None = None
+    address: str,
+    tokens: list[str],
+    workdir: Path,
+    number: int,
+    capacity: int | None = None,
+    one_session: bool = False,
 ) -> subprocess.Popen[bytes]:
     """The `number`-th `bench.multibot` process, playing the bots of `tokens`.
 
     Its tokens go to tokens-NUMBER.json and its output to bots-NUMBER.log in
-    `workdir`; `capacity` is each bot's matches at once (multibot's default if None).
+    `workdir`; `capacity` is each bot's matches at once (multibot's default if None);
+    `one_session` bots hold one session each, not one per replica of a tier.
     """
     tokens_file = workdir / f"tokens-{number}.json"
     tokens_file.write_text(json.dumps(tokens), encoding="utf-8")
@@ -250,6 +256,8 @@ def start_multibot(
     ]
     if capacity is not None:
         command += ["--capacity", str(capacity)]
+    if one_session:
+        command.append("--one-session")
     out = (workdir / f"bots-{number}.log").open("wb")
     return subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
 
@@ -299,13 +307,6 @@ async def move_latencies(
 def quantile(ordered: list[float], q: float) -> float:
     """The `q` quantile of the sorted `ordered` (the value at that share of it; 0 if empty)."""
     return ordered[min(len(ordered) - 1, int(len(ordered) * q))] if ordered else 0.0
-
-
-def within_replicas(held: dict[str, str]) -> list[str]:
-    """The bots of `held` (bot id -> replica), replica by replica: any few consecutive
-    ones sit on one replica where they can, so a match of them is played with no seat
-    relayed (only those that straddle two replicas' bots have one)."""
-    return [bot for bot, _ in sorted(held.items(), key=lambda item: (item[1], item[0]))]
 
 
 def across_replicas(held: dict[str, str]) -> list[str]:

@@ -6,7 +6,7 @@ Prints one JSON line:
  "loaded_relay_p50_ms", "loaded_relay_extra_p50_ms", "referee_cpu_us_per_move",
  "relay_cpu_us_per_move", "relay_cpu_us_per_lone_move", "relay_cpu_ratio",
  "tier_cpu_ratio", "tier_extra_cpu_us_per_relayed_move", "bots_cpu_share",
- "relayed_share", "cores", "seconds", "matches", "bots", "seat_by_replica"}
+ "relayed_share", "cores", "seconds", "matches", "bots", "sessions"}
 
 For each replica count R of `--replicas` (default 1,2) the bench starts
 `arena referee --processes R --relay redis://.../R` on a fresh SQLite
@@ -53,19 +53,21 @@ reads, from every referee process's Prometheus metrics and from /proc:
   with no tier between them, each with half the load, cost what one does
   (docs/performance.md): the tier's extra is its relay.
 
-Each loaded match seats consecutive bots in the order they registered, whichever
-replicas hold them, so a fifth to nearly a third of the moves are relayed, as in a tier whose
-bots land where the kernel or the load balancer puts them. With
-`--seat-by-replica` they are taken replica by replica instead, so that nearly
-every match has all its seats on one replica (seat_by_replica true): what the
-tier would cost if no move had to be relayed, the floor of tier_cpu_ratio.
+Each loaded match seats consecutive bots in the order they registered. Its bots
+keep a session on every replica of the tier, as the Python SDK does (sessions
+"every_replica"), so a match is played where all its bots are and no move is
+relayed. With `--one-session` each holds one session, where the kernel puts
+it, as the Node SDK's and older bots do (sessions "one"): a fifth to nearly a
+third of the moves are then relayed, whichever replica plays the match. The
+window with one match at a time always seats `LONE_BOTS` bots of one session
+each, taken across the replicas, so that its moves include relayed ones.
 
 The bench runs its own redis-server on a free loopback port (no shared
 Redis is touched) and stops every process it started, also on errors.
 Progress goes to stderr.
 
     python -m bench.scale [--seconds 10] [--matches 32] [--bots 24] [--game golden10]
-        [--players 3] [--replicas 1,2] [--latency-seconds 5] [--seat-by-replica]
+        [--players 3] [--replicas 1,2] [--latency-seconds 5] [--one-session]
 """
 
 from __future__ import annotations
@@ -101,7 +103,6 @@ from bench.processes import (
     start_redis,
     tail,
     wait_connected,
-    within_replicas,
 )
 from bench.relay_cost import relay_cost
 from bench.scale_metrics import Mark, Window, buckets, ms, quantile, scrape, scrape_all, total
@@ -116,6 +117,9 @@ RELAY_REQUESTS = 6400
 """Relayed requests that measure the relay's own cost."""
 LONE_RELAY_REQUESTS = 1000
 """Relayed requests that measure it one at a time (each pays its round trips alone)."""
+LONE_BOTS = 6
+"""Bots of one session each, seated across the replicas in the window with one match at a
+time (its relayed moves)."""
 
 
 def describe(error: BaseException) -> str:
@@ -131,7 +135,7 @@ def progress(message: str) -> None:
 
 
 def start_bots(
-    address: str, tokens: list[str], workdir: Path, started: Started
+    address: str, tokens: list[str], workdir: Path, started: Started, one_session: bool
 ) -> list[subprocess.Popen[bytes]]:
     """The bots, dealt round-robin over `BOT_PROCESSES` `bench.multibot` processes."""
     bots = []
@@ -139,9 +143,22 @@ def start_bots(
         share = tokens[number::BOT_PROCESSES]
         if not share:
             continue
-        process = start_multibot(address, share, workdir, number, BOT_CAPACITY)
+        process = start_multibot(address, share, workdir, number, BOT_CAPACITY, one_session)
         bots.append(started.add(process, f"bots-{number}"))
     return bots
+
+
+def connect_bots(
+    address: str, names: list[str], game: str, workdir: Path, started: Started, one_session: bool
+) -> tuple[dict[str, str], list[subprocess.Popen[bytes]]]:
+    """Register and start bots of `names` (their files in `workdir`); the replica holding
+    each one's session (its newest, for a bot with one on every replica), by bot id in the
+    order of `names`, and their processes."""
+    workdir.mkdir(exist_ok=True)
+    bot_ids, tokens = asyncio.run(register_bots(address, names, [game]))
+    bots = start_bots(address, tokens, workdir, started, one_session)
+    held = asyncio.run(wait_connected(address, bot_ids, bots, READY_TIMEOUT_S))
+    return {bot: held[bot] for bot in bot_ids}, bots
 
 
 # --- one run ---------------------------------------------------------------------------
@@ -186,13 +203,13 @@ def run(
     redis: int,
     options: Options,
     workdir: Path,
-    seat_by_replica: bool = False,
+    one_session: bool = False,
 ) -> tuple[Window, Window | None]:
     """One referee tier of `replicas` processes under the load; its window's measures,
     and with several replicas those of a window with one match at a time.
 
     `relay` is the Redis URL (without a database number), `redis` its server's pid. With
-    `seat_by_replica` the load's matches seat bots of one replica where they can.
+    `one_session` the load's bots hold one session each, not one on every replica.
     """
     rundir = workdir / f"replicas-{replicas}"
     rundir.mkdir()
@@ -232,11 +249,18 @@ def run(
             raise BenchError(f"found {len(pids)} referee processes, not {replicas}: {pids}")
         progress(f"{replicas} referee process(es) {pids} on {address}, metrics on {ports}")
         names = [f"scale-{number}-{uuid.uuid4().hex[:6]}" for number in range(options.bots)]
-        bot_ids, tokens = asyncio.run(register_bots(address, names, [options.game]))
-        bots = start_bots(address, tokens, rundir, started)
-        held = asyncio.run(wait_connected(address, bot_ids, bots, READY_TIMEOUT_S))
-        spread = Counter(held.values())
-        progress(f"{options.bots} bots connected, per replica: {dict(sorted(spread.items()))}")
+        held, bots = connect_bots(address, names, options.game, rundir, started, one_session)
+        spread = dict(Counter(held.values()))
+        progress(f"{options.bots} bots connected, their newest sessions per replica: {spread}")
+        lone: dict[str, str] = {}
+        if replicas > 1:
+            lone_names = [f"lone-{number}-{uuid.uuid4().hex[:6]}" for number in range(LONE_BOTS)]
+            lone, lone_bots = connect_bots(
+                address, lone_names, options.game, rundir / "lone", started, True
+            )
+            bots += lone_bots
+            spread = dict(Counter(lone.values()))
+            progress(f"{LONE_BOTS} bots of one session connected, per replica: {spread}")
 
         marks: dict[str, Mark] = {}
         bot_pids = [process.pid for process in bots]
@@ -248,12 +272,11 @@ def run(
             return total(scrape_all(ports), "arena_matches_running")
 
         light = replace(options, matches=1, seconds=options.latency_seconds)
-        # The one match at a time always seats the first few bots: taken across the
-        # replicas, so that its moves include relayed ones, whichever replicas the bots
-        # happened to connect to (all on one, about a quarter of the time, left nothing relayed).
-        phases = [("", options, within_replicas(held) if seat_by_replica else bot_ids)]
+        # The one match at a time seats bots of one session, taken across the replicas,
+        # so that its moves include relayed ones.
+        phases = [("", options, list(held))]
         if replicas > 1:
-            phases.append(("light ", light, across_replicas(held)))
+            phases.append(("light ", light, across_replicas(lone)))
         windows: list[Window] = []
         for prefix, phase, seated in phases:
             try:
@@ -351,10 +374,10 @@ def main() -> int:
         help="comma-separated referee process counts, each run in turn (default 1,2)",
     )
     parser.add_argument(
-        "--seat-by-replica",
+        "--one-session",
         action="store_true",
-        help="seat each loaded match's bots from one replica where it can: what a tier "
-        "with (almost) no relayed moves costs",
+        help="the loaded bots hold one session each, not one on every replica (as the Node "
+        "SDK's and older bots do): the tier relays their seats' moves in matches elsewhere",
     )
     parser.add_argument(
         "--workdir",
@@ -398,7 +421,7 @@ def main() -> int:
                 progress(f"redis-server at {relay}; work directory {workdir}")
                 for replicas in counts:
                     window, latency_window = run(
-                        replicas, relay, redis, options, workdir, args.seat_by_replica
+                        replicas, relay, redis, options, workdir, args.one_session
                     )
                     windows.append(window)
                     progress(report(window, cores))
@@ -464,7 +487,7 @@ def main() -> int:
                 "seconds": args.seconds,
                 "matches": args.matches,
                 "bots": args.bots,
-                "seat_by_replica": args.seat_by_replica,
+                "sessions": "one" if args.one_session else "every_replica",
             }
         ),
         flush=True,

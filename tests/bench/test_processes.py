@@ -1,9 +1,8 @@
-"""bench.processes: the bots taken across or within the replicas that hold them; latency
-quantiles."""
+"""bench.processes: the bots taken across the replicas that hold them; latency quantiles."""
 
 from __future__ import annotations
 
-from bench.processes import across_replicas, quantile, within_replicas
+from bench.processes import across_replicas, quantile
 
 
 def test_consecutive_bots_sit_on_as_many_replicas_as_they_can() -> None:
@@ -18,15 +17,6 @@ def test_consecutive_bots_sit_on_as_many_replicas_as_they_can() -> None:
 
 def test_one_replica_keeps_every_bot() -> None:
     assert across_replicas({"x": "r", "y": "r"}) == ["x", "y"]
-
-
-def test_consecutive_bots_sit_on_one_replica_where_they_can() -> None:
-    held = {"b2": "b", "a1": "a", "c1": "c", "a2": "a", "b1": "b", "a3": "a"}
-    order = within_replicas(held)
-    assert order == ["a1", "a2", "a3", "b1", "b2", "c1"]
-    # Three seats at a time: only the tables that straddle two replicas mix them.
-    tables = [{held[bot] for bot in order[start : start + 3]} for start in range(4)]
-    assert tables == [{"a"}, {"a", "b"}, {"a", "b"}, {"b", "c"}]
 
 
 def test_a_quantile_is_the_value_at_its_share_of_the_sorted_latencies() -> None:
