@@ -136,8 +136,9 @@ class BotRow(Base):
     # `online` left set by a replica that died goes stale (see ladder.presence).
     last_seen_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     online: Mapped[bool] = mapped_column(default=False, server_default=false())
-    # The session `online` is by: only its closing makes the bot offline.
-    presence_session: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    # The session (or the instance, shared by its sessions on every replica) `online` is by:
+    # only its closing makes the bot offline.
+    presence_session: Mapped[str | None] = mapped_column(String(64), nullable=True)
     # A retired version keeps its history but leaves the standings and pairing.
     retired_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 

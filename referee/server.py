@@ -181,7 +181,6 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
         )
     metrics = metrics or RefereeMetrics.create()
     hub = SessionHub()
-    presence = Presence(store, hub)
     limits = Limits(time_bank_ms=settings.time_bank_ms, max_strikes=settings.max_strikes)
     tier: Tier | None = None
     seats: Seats = LocalSeats(hub, settings.grace_s, settings.replica_name)
@@ -189,6 +188,7 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
         tier = Tier(settings.relay_url, settings.replica_name, hub, settings.grace_s, metrics)
         await tier.start()
         seats = tier.seats
+    presence = Presence(store, hub, elsewhere=None if tier is None else tier.held_elsewhere)
     manager = MatchManager(
         store,
         seats,

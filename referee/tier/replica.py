@@ -197,6 +197,18 @@ class Tier:
             log.warning("tier: Redis does not answer at start; not ready until a heartbeat does")
         self._beat = asyncio.create_task(self._keep_beating(), name="tier heartbeat")
 
+    async def held_elsewhere(self, session: Session) -> bool:
+        """Whether the bot of `session` (which named an instance) holds a live session of
+        that instance on another replica; False when Redis does not say."""
+        if not session.instance:
+            return False
+        others = [replica.name for replica in self.live if replica.name != self.replica]
+        try:
+            held = await self.registry.held_by([session.bot_id], others)
+        except (RedisError, OSError):
+            return False
+        return bool(held[session.bot_id])
+
     def session_replicas(self) -> list[str]:
         """The live replicas that take sessions (not draining), as of the last heartbeat."""
         return [replica.name for replica in self.live if not replica.draining]

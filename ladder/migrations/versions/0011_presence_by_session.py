@@ -23,7 +23,7 @@ depends_on = None
 
 def upgrade() -> None:
     with op.batch_alter_table("bots") as batch:
-        batch.add_column(sa.Column("presence_session", sa.String(32), nullable=True))
+        batch.add_column(sa.Column("presence_session", sa.String(64), nullable=True))
 
 
 def downgrade() -> None:
