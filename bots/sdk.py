@@ -9,7 +9,8 @@
 
     run(First(), "127.0.0.1:50051", token)
 
-`run` holds one session stream, answers Act requests for up to `capacity`
+`run` holds one session stream (against a referee tier, one on each of its
+replicas: `BotRunner`), answers Act requests for up to `capacity`
 matches at once, and reconnects when the stream drops: at once when the
 referee asks it to (a replica that drains, in a rolling update: the load
 balancer gives the new session another replica), and with a back-off that is
