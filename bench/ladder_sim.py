@@ -101,6 +101,7 @@ import dataclasses
 import functools
 import json
 import math
+import multiprocessing
 import random
 import statistics
 import time
@@ -522,7 +523,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.swiss_bots < settings.seats or args.swiss_bots % settings.seats:
         parser.error("--swiss-bots must be a multiple of --seats")
     # Each field is its own seeded run: in processes of their own, the lines are the same.
-    with ProcessPoolExecutor(args.jobs) as pool:
+    # Spawned, not forked: a child forked from a process with threads (a test worker, after
+    # gRPC and asyncio tests) inherits objects whose finalizers join threads the child does
+    # not have; one such child hung in Thread.join, called from the fit, in a CI run.
+    with ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
         results = list(
             pool.map(functools.partial(run, settings, policies, args.seed), range(args.runs))
         )
