@@ -11,7 +11,6 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 from arena_cli import (
     author_cmd,
@@ -123,16 +122,16 @@ def _one_line(error: Exception) -> str | None:
     if "grpc" in sys.modules:
         import grpc
 
+        from cardarena_api.metadata import NEEDS, trailing_value
+
         if isinstance(error, grpc.RpcError):
             # grpc.aio errors are not grpc.Call objects but have the same accessors.
             needs: list[str] = []
             if isinstance(error, grpc.Call | grpc.aio.AioRpcError):
                 code, details = error.code(), error.details()
                 if code in (grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.UNAUTHENTICATED):
-                    trailing: Any = error.trailing_metadata() or ()
-                    for key, value in trailing:
-                        if key == "arena-needs" and isinstance(value, str):
-                            needs = value.split(",")
+                    named = trailing_value(error, NEEDS)
+                    needs = named.split(",") if named else []
             else:
                 code, details = None, str(error)
             hint = ""

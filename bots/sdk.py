@@ -38,6 +38,7 @@ import grpc
 from bots.base import Bot, Turn
 from bots.observations import observation_view
 from cardarena_api import event_loop
+from cardarena_api.metadata import PIN, REPLICAS, trailing_value
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
 from cardarena_api.v1 import cards_pb2 as cards
@@ -48,10 +49,6 @@ EOF = grpc.aio.EOF  # type: ignore[attr-defined]
 """What a call's read() returns at the end of the stream (missing from the type stubs)."""
 
 CLIENT = "card-arena-python-sdk/0.1"
-PIN = "arena-replica"
-"""Session metadata asking for one replica of a tier (`referee.service.PIN`)."""
-REPLICAS = "arena-replicas"
-"""Trailing metadata of a refusal for another replica: the tier's live replicas."""
 LANDINGS_PER_REPLICA = 4
 """How many connections in a row a session for one replica may land on others, per
 replica of the tier, before it backs off (each lands where the load balancer chooses)."""
@@ -345,7 +342,8 @@ class BotRunner:
                 # Landed on another replica than the one asked for: a new connection
                 # lands elsewhere. Bounded, then the back-off as for any failure. The
                 # refusal names the live replicas: one that died or drains is given up.
-                self._replicas = replicas_named(failed) or self._replicas
+                named = trailing_value(failed, REPLICAS)
+                self._replicas = tuple(named.split(",")) if named else self._replicas
                 landings += 1
                 if landings <= LANDINGS_PER_REPLICA * max(1, len(self._replicas)):
                     continue
@@ -465,16 +463,6 @@ class BotRunner:
         self.stats.answered += 1
         answer = pb.Answer(request_id=act.request_id, action=cards.Action(text=str(choice)))
         return pb.BotMessage(answer=answer)
-
-
-def replicas_named(refusal: grpc.aio.AioRpcError) -> tuple[str, ...]:
-    """The live replicas a replica's refusal of a session for another one names."""
-    # grpc's stubs type the metadata as one item, not the pairs it is.
-    trailing: Sequence[tuple[str, str | bytes]] = refusal.trailing_metadata() or ()  # type: ignore[assignment]
-    for key, value in trailing:
-        if key == REPLICAS and isinstance(value, str):
-            return tuple(name for name in value.split(",") if name)
-    return ()
 
 
 def run(bot: Bot, address: str, token: str, capacity: int = 1) -> None:

@@ -327,19 +327,15 @@ class Store:
             return
         row = BotRow.__table__.c
         now = utcnow()
+        by_session = row.presence_session == bindparam("session")
         statement = update(BotRow).where(row.id == bindparam("bot"))
-        if seen == Seen.OPENED:
+        if seen == Seen.CLOSED:
+            statement = statement.where(by_session).values(last_seen_at=now, online=False)
+        else:
+            if seen == Seen.RENEWED:
+                statement = statement.where(or_(by_session, row.online.is_(False)))
             statement = statement.values(
                 last_seen_at=now, online=True, presence_session=bindparam("session")
-            )
-        elif seen == Seen.RENEWED:
-            mine = or_(row.presence_session == bindparam("session"), row.online.is_(False))
-            statement = statement.where(mine).values(
-                last_seen_at=now, online=True, presence_session=bindparam("session")
-            )
-        else:
-            statement = statement.where(row.presence_session == bindparam("session")).values(
-                last_seen_at=now, online=False
             )
         with self.session() as session:
             session.connection().execute(

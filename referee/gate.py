@@ -17,6 +17,7 @@ from typing import NoReturn
 
 import grpc
 
+from cardarena_api.metadata import NEEDS
 from ladder import authors
 from ladder.authors import Author
 from ladder.store import AUTHOR_TOKEN_PREFIX, BOT_TOKEN_PREFIX, Bot, Store
@@ -47,10 +48,6 @@ def bearer(context: Context) -> str | None:
         if key == "authorization" and isinstance(value, str) and value.startswith("Bearer "):
             return value[len("Bearer ") :].strip()
     return None
-
-
-NEEDS = "arena-needs"
-"""Trailing metadata of a refusal for want of a token: the kinds it takes (admin, author)."""
 
 
 class TokenKind(StrEnum):

@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 
 import grpc
 
+from cardarena_api.metadata import PIN, REPLICAS
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
 from ladder import authors
@@ -45,11 +46,6 @@ FLOOD_REFILL_S = 10.0
 """The answer flood allowance refills over this many seconds."""
 RATE_WARNING_EVERY_S = 1.0
 """At most one rate-limit Error a second per session (the Errors must not flood too)."""
-PIN = "arena-replica"
-"""Session metadata: the replica of the tier this session is for (from `Welcome.replicas`);
-another replica refuses the stream with FAILED_PRECONDITION, before it counts as opened,
-and names the live replicas in the trailing metadata `REPLICAS` (comma-separated)."""
-REPLICAS = "arena-replicas"
 REPLAY_CACHE_SIZE = 32
 """Finished matches whose Replay message is kept built (the most recently asked for)."""
 ASK_AGAIN = "this referee replica is stopping; ask again"
@@ -126,6 +122,8 @@ class BotService(pb_grpc.BotServiceServicer):
         # referee.decoding's guard around either) is a step of Python per message. What
         # context.read() returns is the guard's lenient parse: an Undecodable comes here.
         bot, token = await self._gate.bot(context)
+        # A session for another replica is refused before it counts as opened, naming the
+        # live replicas: the bot connects again to land on the one it asked for.
         pinned = dict(context.invocation_metadata() or ()).get(PIN)
         if pinned is not None and pinned != self._replica:
             context.set_trailing_metadata(((REPLICAS, ",".join(self._replicas())),))

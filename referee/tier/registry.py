@@ -95,7 +95,8 @@ local function sweep(hash, untils, tombstone, bound)
 end
 """
 
-# Whether the value of a `held` entry (`<session>|<instance>`) is of `session`.
+# Whether an entry's value (of `sessions`, `<session>|...`, or of `held`,
+# `<session>|<instance>`) is `session`'s.
 OF_SESSION = """
 local function of_session(value, session)
   return value ~= false and value ~= nil and string.sub(value, 1, #session + 1) == session .. '|'
@@ -138,8 +139,7 @@ if of_session(redis.call('HGET', KEYS[4], field), ARGV[2]) then
   redis.call('HDEL', KEYS[4], field)
   redis.call('ZREM', KEYS[5], field)
 end
-local held = redis.call('HGET', KEYS[1], ARGV[1])
-if held and string.sub(held, 1, #ARGV[2] + 1) == ARGV[2] .. '|' then
+if of_session(redis.call('HGET', KEYS[1], ARGV[1]), ARGV[2]) then
   redis.call('ZREM', KEYS[2], ARGV[1])
   redis.call('HDEL', KEYS[3], ARGV[1])
   return redis.call('HDEL', KEYS[1], ARGV[1])
@@ -160,6 +160,7 @@ HEARTBEAT = (
     NOW
     + VALUES
     + SWEEP
+    + OF_SESSION
     + """
 local expiry, tombstone, bound = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local expires = now + expiry
@@ -172,7 +173,7 @@ local last = 6 + 5 * count
 for i = 7, last, 5 do
   local bot, session, order, instance = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2]), ARGV[i + 4]
   local held = redis.call('HGET', KEYS[1], bot)
-  local mine = held and string.sub(held, 1, #session + 1) == session .. '|'
+  local mine = of_session(held, session)
   local later = false
   if held and not mine then
     local held_order = tonumber(string.match(held, '^[^|]*|(%d+)|'))

@@ -200,8 +200,6 @@ class Tier:
     async def held_elsewhere(self, session: Session) -> bool:
         """Whether the bot of `session` (which named an instance) holds a live session of
         that instance on another replica; False when Redis does not say."""
-        if not session.instance:
-            return False
         others = [replica.name for replica in self.live if replica.name != self.replica]
         try:
             held = await self.registry.held_by([session.bot_id], others)
@@ -252,9 +250,9 @@ class Tier:
         named = self.session_replicas()
         self.live = beat.replicas
         self.metrics.replicas_live.set(len(self.live))
-        if self.session_replicas() != named:
+        if (now := self.session_replicas()) != named:
             # Bots keeping a session on every replica open one on a replica that joined.
-            changed = Replicas(tuple(self.session_replicas()))
+            changed = Replicas(tuple(now))
             for session in self.hub.connected():
                 if session.instance:
                     session.send(changed)
