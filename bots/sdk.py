@@ -381,7 +381,15 @@ class BotRunner:
             stopper.add_done_callback(lambda _: stream.cancel())
             try:
                 hello = pb.Hello(capacity=self.capacity, client=CLIENT, instance=self.instance)
-                await stream.write(pb.BotMessage(hello=hello))
+                opening = asyncio.create_task(stream.write(pb.BotMessage(hello=hello)))
+                # grpc.aio's write on a call cancelled before its metadata went out (a stop
+                # while connecting) never returns: the Hello waits on the stop as well.
+                await asyncio.wait((opening, stopper), return_when=asyncio.FIRST_COMPLETED)
+                if not opening.done():
+                    opening.cancel()
+                    await asyncio.gather(opening, return_exceptions=True)
+                    return False
+                await opening
                 while (message := await stream.read()) is not EOF:
                     assert isinstance(message, pb.RefereeMessage)
                     self._seen(message)
