@@ -122,22 +122,9 @@ class BotService(pb_grpc.BotServiceServicer):
         # referee.decoding's guard around either) is a step of Python per message. What
         # context.read() returns is the guard's lenient parse: an Undecodable comes here.
         bot, token = await self._gate.bot(context)
-        # A session for another replica is refused before it counts as opened, naming the
-        # live replicas: the bot connects again to land on the one it asked for.
-        pinned = dict(context.invocation_metadata() or ()).get(PIN)
-        if pinned is not None and pinned != self._replica:
-            context.set_trailing_metadata(((REPLICAS, ",".join(self._replicas())),))
-            await context.abort(
-                grpc.StatusCode.FAILED_PRECONDITION,
-                f"this is {f'replica {self._replica}' if self._replica else 'a lone referee'}, "
-                f"not replica {brief(str(pinned))}: connect again to reach it",
-            )
-        if not await self._opens.take(bot.id):
-            await context.abort(
-                grpc.StatusCode.RESOURCE_EXHAUSTED,
-                f"bot {bot.id} opened more than {self._settings.session_opens_per_minute} "
-                "sessions in a minute; wait before reconnecting",
-            )
+        # The Hello is read before any refusal: a status sent while the bot's write of its
+        # Hello is still under way can reach the bot as the transport's INTERNAL, without
+        # the code and the trailing metadata it was refused with.
         try:
             first = await asyncio.wait_for(context.read(), HELLO_TIMEOUT_S)
         except TimeoutError:
@@ -158,6 +145,22 @@ class BotService(pb_grpc.BotServiceServicer):
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT,
                 f"Hello.instance is at most {MAX_NAME} characters, got {len(hello.instance)}",
+            )
+        # A session for another replica is refused before it counts as opened, naming the
+        # live replicas: the bot connects again to land on the one it asked for.
+        pinned = dict(context.invocation_metadata() or ()).get(PIN)
+        if pinned is not None and pinned != self._replica:
+            context.set_trailing_metadata(((REPLICAS, ",".join(self._replicas())),))
+            await context.abort(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"this is {f'replica {self._replica}' if self._replica else 'a lone referee'}, "
+                f"not replica {brief(str(pinned))}: connect again to reach it",
+            )
+        if not await self._opens.take(bot.id):
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"bot {bot.id} opened more than {self._settings.session_opens_per_minute} "
+                "sessions in a minute; wait before reconnecting",
             )
         capacity = min(hello.capacity, self._settings.max_capacity)
         credential = hash_token(token)

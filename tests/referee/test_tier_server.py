@@ -7,6 +7,7 @@ import asyncio
 import os
 import signal
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -30,16 +31,16 @@ def address(referee: Referee) -> str:
 async def open_session(
     target: str, token: str, pin: str | None = None, seen: list[Any] | None = None
 ) -> grpc.StatusCode:
-    """Open a session (for replica `pin`, if named), read its Welcome and leave; OK, or the
-    code it failed with. `seen` gets the Welcome, or the refusal's trailing metadata."""
+    """Open a session (for replica `pin`, if named) as the SDK does (its Hello written on
+    the call, no request iterator), read its Welcome and leave; OK, or the code it failed
+    with. `seen` gets the Welcome, or the refusal's trailing metadata."""
     pinned = () if pin is None else (("arena-replica", pin),)
     async with grpc.aio.insecure_channel(target) as channel:
-        call = pb_grpc.BotServiceStub(channel).Session(
-            iter([pb.BotMessage(hello=pb.Hello(capacity=1, instance="i1"))]),
-            metadata=(("authorization", f"Bearer {token}"), *pinned),
-            timeout=10,
+        call = pb_grpc.BotServiceStub(channel).Session(  # type: ignore[call-arg]
+            metadata=(("authorization", f"Bearer {token}"), *pinned), timeout=10
         )
         try:
+            await call.write(pb.BotMessage(hello=pb.Hello(capacity=1, instance="i1")))
             first = await call.read()
         except grpc.aio.AioRpcError as error:
             if seen is not None:
@@ -79,7 +80,9 @@ def test_a_session_for_another_replica_is_refused_before_it_counts(
     tmp_path: Path, redis_server: RedisServer
 ) -> None:
     """A session asking for replica b that reaches a is FAILED_PRECONDITION, naming the
-    live replicas, and is not counted among the bot's opens; Welcome names both."""
+    live replicas, and is not counted among the bot's opens; Welcome names both. Every
+    refusal is that one: a refusal sent before the bot's Hello was read raced its write,
+    and about 1 in 50 reached the bot as the transport's INTERNAL, naming nothing."""
 
     async def test() -> None:
         async with replicas(tmp_path, redis_server, "a", "b", session_opens_per_minute=1) as (
@@ -90,11 +93,9 @@ def test_a_session_for_another_replica_is_refused_before_it_counts(
             await a.tier.beat()
             reply = await register(address(a), "pinned", "1", ["golden10"])
             seen: list[Any] = []
-            for _ in range(3):
-                assert await open_session(address(a), reply.token, "b", seen) == (
-                    grpc.StatusCode.FAILED_PRECONDITION
-                )
-            assert seen[-1] == {"arena-replicas": "a,b"}
+            codes = [await open_session(address(a), reply.token, "b", seen) for _ in range(200)]
+            assert set(codes) == {grpc.StatusCode.FAILED_PRECONDITION}, Counter(codes)
+            assert all(said == {"arena-replicas": "a,b"} for said in seen), seen
             assert await open_session(address(b), reply.token, "b", seen) == grpc.StatusCode.OK
             welcome = seen[-1]
             assert (welcome.replica, list(welcome.replicas)) == ("b", ["a", "b"])
