@@ -156,11 +156,16 @@ class BotService(pb_grpc.BotServiceServicer):
                 f"this is {f'replica {self._replica}' if self._replica else 'a lone referee'}, "
                 f"not replica {brief(str(pinned))}: connect again to reach it",
             )
-        if not await self._opens.take(bot.id):
+        # A bot of one session a process is counted on the whole tier; sessions of an
+        # instance stand one on each replica (a restart opens one everywhere), so they
+        # are counted on each replica: the bound holds however many replicas there are.
+        per_replica = bool(hello.instance and self._replica)
+        if not await self._opens.take(f"{bot.id}@{self._replica}" if per_replica else bot.id):
             await context.abort(
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
                 f"bot {bot.id} opened more than {self._settings.session_opens_per_minute} "
-                "sessions in a minute; wait before reconnecting",
+                f"sessions in a minute{' on this replica' if per_replica else ''}; "
+                "wait before reconnecting",
             )
         capacity = min(hello.capacity, self._settings.max_capacity)
         credential = hash_token(token)

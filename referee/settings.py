@@ -37,7 +37,8 @@ class RefereeSettings:
     Bounds on what one bot or peer may ask of the referee (0: no bound):
     `session_opens_per_minute` per bot (a bot holds one session; a new one
     replaces the old, and opening more than this many a minute fails with
-    RESOURCE_EXHAUSTED); `stray_messages_per_second` per session: messages
+    RESOURCE_EXHAUSTED; sessions of a `Hello.instance`, one on each replica of a
+    tier, are counted on each replica); `stray_messages_per_second` per session: messages
     that answer no open request (unknown or expired request ids, repeats,
     anything but an Answer). Answers to open requests are never throttled:
     the referee's own requests bound them, and a fast bot in many matches
@@ -176,7 +177,8 @@ class RefereeSettings:
         30,
         env="SESSION_OPENS_PER_MINUTE",
         flag="--session-opens-per-minute",
-        help="sessions one bot may open a minute (it holds one; a new one replaces the old); "
+        help="sessions one bot may open a minute (it holds one; a new one replaces the old; "
+        "one that keeps a session on every replica of a tier, this many on each); "
         "beyond it Session fails RESOURCE_EXHAUSTED; 0 for no bound",
         parse=int,
     )

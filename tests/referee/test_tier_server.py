@@ -29,18 +29,22 @@ def address(referee: Referee) -> str:
 
 
 async def open_session(
-    target: str, token: str, pin: str | None = None, seen: list[Any] | None = None
+    target: str,
+    token: str,
+    pin: str | None = None,
+    seen: list[Any] | None = None,
+    instance: str = "i1",
 ) -> grpc.StatusCode:
-    """Open a session (for replica `pin`, if named) as the SDK does (its Hello written on
-    the call, no request iterator), read its Welcome and leave; OK, or the code it failed
-    with. `seen` gets the Welcome, or the refusal's trailing metadata."""
+    """Open a session of `instance` (for replica `pin`, if named) as the SDK does (its
+    Hello written on the call, no request iterator), read its Welcome and leave; OK, or
+    the code it failed with. `seen` gets the Welcome, or the refusal's trailing metadata."""
     pinned = () if pin is None else (("arena-replica", pin),)
     async with grpc.aio.insecure_channel(target) as channel:
         call = pb_grpc.BotServiceStub(channel).Session(  # type: ignore[call-arg]
             metadata=(("authorization", f"Bearer {token}"), *pinned), timeout=10
         )
         try:
-            await call.write(pb.BotMessage(hello=pb.Hello(capacity=1, instance="i1")))
+            await call.write(pb.BotMessage(hello=pb.Hello(capacity=1, instance=instance)))
             first = await call.read()
         except grpc.aio.AioRpcError as error:
             if seen is not None:
@@ -56,22 +60,26 @@ async def open_session(
 def test_a_bots_session_opens_are_counted_across_the_tier(
     tmp_path: Path, redis_server: RedisServer
 ) -> None:
-    """2 opens a minute: one on each replica, then none on either."""
+    """2 opens a minute. Sessions without an instance (one session a bot): one on each
+    replica, then none on either. Sessions of an instance (one on each replica, as the
+    SDK keeps them, so a restart opens as many as there are replicas): 2 on each
+    replica, whoever else opened there, then none on that replica."""
 
     async def test() -> None:
         async with replicas(tmp_path, redis_server, "a", "b", session_opens_per_minute=2) as (a, b):
-            async with grpc.aio.insecure_channel(address(a)) as channel:
-                reply = await pb_grpc.BotServiceStub(channel).Register(
-                    pb.RegisterRequest(name="opener", version="1", games=["golden10"])
-                )
-            assert await open_session(address(a), reply.token) == grpc.StatusCode.OK
-            assert await open_session(address(b), reply.token) == grpc.StatusCode.OK
-            assert await open_session(address(b), reply.token) == (
-                grpc.StatusCode.RESOURCE_EXHAUSTED
-            )
-            assert await open_session(address(a), reply.token) == (
-                grpc.StatusCode.RESOURCE_EXHAUSTED
-            )
+            single = await register(address(a), "single", "1", ["golden10"])
+            every = await register(address(a), "every", "1", ["golden10"])
+            S = grpc.StatusCode
+            on_a, on_b = address(a), address(b)
+            assert await open_session(on_a, single.token, instance="") == S.OK
+            assert await open_session(on_b, single.token, instance="") == S.OK
+            assert await open_session(on_b, single.token, instance="") == S.RESOURCE_EXHAUSTED
+            assert await open_session(on_a, single.token, instance="") == S.RESOURCE_EXHAUSTED
+            for replica in (on_a, on_b):
+                assert await open_session(replica, every.token, instance="i1") == S.OK
+                assert await open_session(replica, every.token, instance="i2") == S.OK
+            assert await open_session(on_a, every.token, instance="i2") == S.RESOURCE_EXHAUSTED
+            assert await open_session(on_b, every.token, instance="i1") == S.RESOURCE_EXHAUSTED
 
     run(test, 90)
 
