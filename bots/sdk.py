@@ -52,6 +52,11 @@ CLIENT = "card-arena-python-sdk/0.1"
 LANDINGS_PER_REPLICA = 4
 """How many connections in a row a session for one replica may land on others, per
 replica of the tier, before it backs off (each lands where the load balancer chooses)."""
+ROUNDS_TO_GIVE_UP = 3
+"""Rounds of such landings in a row after which that replica is given up: a load
+balancer that spreads connections misses one replica in 4 tries each of N replicas about
+once in 50, three rounds in a row about once in 160,000; one that keeps a client on one
+replica never lets it through."""
 
 RETRY_DELAYS_S = (0.1, 0.2, 0.5, 1.0, 2.0, 3.0)
 """Pauses before the retries after a session failed: quick at first, because a drop or a
@@ -227,7 +232,9 @@ class BotRunner:
     the replica that plays it, and no move is relayed. Each session is kept by a
     keeper task of its own; a session for a given replica asks for it by the
     metadata `arena-replica`, and one that lands on another (the load balancer
-    chooses) is refused there and tried again on a new connection.
+    chooses) is refused there and tried again on a new connection; a replica
+    that several rounds of connections never reach is given up until the
+    replicas named change.
     """
 
     def __init__(
@@ -317,13 +324,11 @@ class BotRunner:
         """Keep a session on `replica` (None: wherever the load balancer puts it), while
         that replica is in the tier; the last keeper then keeps one anywhere."""
         backoff = Backoff(tuple(min(d, self._max_backoff_s) for d in RETRY_DELAYS_S))
-        landings = 0
+        landings = rounds = 0
         while not self._stop.is_set():
             pin = self._pin(replica)
             if pin is not None and self._replicas and pin not in self._replicas:
-                if self._kept.get(pin) is asyncio.current_task():
-                    del self._kept[pin]
-                if self._kept:
+                if self._unpinned(pin):
                     return  # its replica left the tier; the others are kept
                 pin = replica = None
             failed: grpc.aio.AioRpcError | None = None
@@ -337,7 +342,7 @@ class BotRunner:
                 moved = False
             if attempt.opened:
                 backoff.reset()
-                landings = 0
+                landings = rounds = 0
             if failed is not None and failed.code() == grpc.StatusCode.FAILED_PRECONDITION:
                 # Landed on another replica than the one asked for: a new connection
                 # lands elsewhere. Bounded, then the back-off as for any failure. The
@@ -348,6 +353,22 @@ class BotRunner:
                 if landings <= LANDINGS_PER_REPLICA * max(1, len(self._replicas)):
                     continue
                 landings = 0
+                rounds += 1
+                if pin is not None and rounds >= ROUNDS_TO_GIVE_UP:
+                    # Its address never leads there: the matches there relay this bot's
+                    # moves. A new set of replicas (a Welcome, a Replicas) tries again.
+                    log.warning(
+                        "replica %s not reached through %s in %d rounds of connections; "
+                        "giving it up (its matches relay this bot's moves)",
+                        pin,
+                        self.address,
+                        rounds,
+                    )
+                    if self._unpinned(pin):
+                        return
+                    replica = None
+                    rounds = 0
+                    continue
             if moved:
                 continue
             if self._stop.is_set():
@@ -365,6 +386,13 @@ class BotRunner:
                 )
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stop.wait(), delay)
+
+    def _unpinned(self, replica: str) -> bool:
+        """This keeper no longer keeps a session on `replica`: True if it ends (another
+        keeps one), False if it is the last one and keeps a session anywhere."""
+        if self._kept.get(replica) is asyncio.current_task():
+            del self._kept[replica]
+        return bool(self._kept)
 
     async def _session(self, replica: str | None, attempt: Attempt) -> bool:
         """One session (on `replica` if named), until it ends; True if the referee asked

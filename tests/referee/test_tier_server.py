@@ -4,6 +4,7 @@ test's own): the bounds they share, and the readiness they report."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import signal
 import time
@@ -228,5 +229,59 @@ def test_a_bot_holds_a_session_on_every_replica_and_its_matches_relay_no_move(
             for runner in runners:
                 runner.stop()
             await asyncio.gather(*playing)
+
+    run(test, 120)
+
+
+class Records(logging.Handler):
+    """The messages logged to a logger, as they come."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def test_a_replica_the_bots_address_never_reaches_is_given_up(
+    tmp_path: Path, redis_server: RedisServer
+) -> None:
+    """Two replicas on two ports, a bot of the SDK given b's: every connection for a lands
+    on b (as behind a load balancer that keeps a client on one replica). After a few
+    rounds it gives a up, in one line, and stops connecting for it; it keeps its session
+    on b and plays there."""
+
+    async def test() -> None:
+        async with replicas(tmp_path, redis_server, "a", "b") as (a, b):
+            assert a.tier is not None
+            await a.tier.beat()
+            reply = await register(address(b), "kept", "1", ["golden10"])
+            runner = BotRunner(bots.load("random"), address(b), reply.token, 1)
+            records = Records()
+            sdk_log = logging.getLogger("bots.sdk")
+            sdk_log.addHandler(records)
+            sdk_log.setLevel(logging.INFO)
+            playing = asyncio.create_task(runner.run())
+            try:
+
+                async def given_up() -> list[str]:
+                    return [m for m in records.messages if "giving it up" in m]
+
+                said = await eventually(given_up, "the bot gives replica a up", 60)
+                assert len(said) == 1 and "replica a" in said[0], said
+                tries = len([m for m in records.messages if "(replica a)" in m])
+                assert b.tier is not None
+                held = await b.tier.registry.held_by([reply.bot_id], ["a", "b"])
+                assert sorted(held[reply.bot_id]) == ["b"]
+                # None for a since: a round of refusals comes within a second otherwise.
+                await asyncio.sleep(2.0)
+                assert len([m for m in records.messages if "(replica a)" in m]) == tries
+                assert [m for m in records.messages if "giving it up" in m] == said
+                assert not playing.done()
+            finally:
+                sdk_log.removeHandler(records)
+                runner.stop()
+                await asyncio.wait_for(playing, 30)
 
     run(test, 120)
