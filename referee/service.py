@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Sequence
+from typing import NoReturn
 
 import grpc
 
@@ -39,6 +41,9 @@ from referee.sessions import Session as BotSession
 from referee.settings import RefereeSettings
 
 HELLO_TIMEOUT_S = 10.0
+REFUSAL_HELLO_WAIT_S = 1.0
+"""How long a session refused before it opens may take to send its Hello before the
+refusal is sent anyway (a bot sends it at once)."""
 EOF: object = grpc.aio.EOF  # type: ignore[attr-defined]  # not in grpc's stubs
 """What `context.read()` returns once the bot has ended its stream."""
 MAX_NAME = 64
@@ -122,9 +127,29 @@ class BotService(pb_grpc.BotServiceServicer):
         # referee.decoding's guard around either) is a step of Python per message. What
         # context.read() returns is the guard's lenient parse: an Undecodable comes here.
         bot, token = await self._gate.bot(context)
-        # The Hello is read before any refusal: a status sent while the bot's write of its
-        # Hello is still under way can reach the bot as the transport's INTERNAL, without
-        # the code and the trailing metadata it was refused with.
+        # A session for another replica is refused before it counts as opened, naming the
+        # live replicas: the bot connects again to land on the one it asked for.
+        pinned = dict(context.invocation_metadata() or ()).get(PIN)
+        if pinned is not None and pinned != self._replica:
+            context.set_trailing_metadata(((REPLICAS, ",".join(self._replicas())),))
+            await self._refuse(
+                context,
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"this is {f'replica {self._replica}' if self._replica else 'a lone referee'}, "
+                f"not replica {brief(str(pinned))}: connect again to reach it",
+            )
+        # Counted before the Hello, so that sessions which never say it are bounded too.
+        # A session that asks for its replica is one of a bot's sessions on every replica
+        # (a restart opens one on each): counted on that replica, so the bound holds
+        # however many replicas there are; any other on the whole tier.
+        where = " on this replica" if pinned else ""
+        if not await self._opens.take(f"{bot.id}@{self._replica}" if pinned else bot.id):
+            await self._refuse(
+                context,
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"bot {bot.id} opened more than {self._settings.session_opens_per_minute} "
+                f"sessions in a minute{where}; wait before reconnecting",
+            )
         try:
             first = await asyncio.wait_for(context.read(), HELLO_TIMEOUT_S)
         except TimeoutError:
@@ -145,27 +170,6 @@ class BotService(pb_grpc.BotServiceServicer):
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT,
                 f"Hello.instance is at most {MAX_NAME} characters, got {len(hello.instance)}",
-            )
-        # A session for another replica is refused before it counts as opened, naming the
-        # live replicas: the bot connects again to land on the one it asked for.
-        pinned = dict(context.invocation_metadata() or ()).get(PIN)
-        if pinned is not None and pinned != self._replica:
-            context.set_trailing_metadata(((REPLICAS, ",".join(self._replicas())),))
-            await context.abort(
-                grpc.StatusCode.FAILED_PRECONDITION,
-                f"this is {f'replica {self._replica}' if self._replica else 'a lone referee'}, "
-                f"not replica {brief(str(pinned))}: connect again to reach it",
-            )
-        # A bot of one session a process is counted on the whole tier; sessions of an
-        # instance stand one on each replica (a restart opens one everywhere), so they
-        # are counted on each replica: the bound holds however many replicas there are.
-        per_replica = bool(hello.instance and self._replica)
-        if not await self._opens.take(f"{bot.id}@{self._replica}" if per_replica else bot.id):
-            await context.abort(
-                grpc.StatusCode.RESOURCE_EXHAUSTED,
-                f"bot {bot.id} opened more than {self._settings.session_opens_per_minute} "
-                f"sessions in a minute{' on this replica' if per_replica else ''}; "
-                "wait before reconnecting",
             )
         capacity = min(hello.capacity, self._settings.max_capacity)
         credential = hash_token(token)
@@ -201,6 +205,19 @@ class BotService(pb_grpc.BotServiceServicer):
             self._hub.close(session)
             self._metrics.bots_connected.set(len(self._hub.connected()))
             self._metrics.disconnects.inc()
+
+    @staticmethod
+    async def _refuse(
+        context: grpc.aio.ServicerContext[object, object], code: grpc.StatusCode, details: str
+    ) -> NoReturn:
+        """End a session before it opens, once its Hello is in (or after a moment): a
+        status sent while the bot's write of its Hello is still under way reached about 1
+        bot in 50 as the transport's INTERNAL, without the code and trailing metadata it
+        was refused with."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(context.read(), REFUSAL_HELLO_WAIT_S)
+        await context.abort(code, details)
+        raise AssertionError("abort returns only by raising")
 
     async def _read(
         self, context: grpc.aio.ServicerContext[object, object], session: BotSession

@@ -37,8 +37,8 @@ class RefereeSettings:
     Bounds on what one bot or peer may ask of the referee (0: no bound):
     `session_opens_per_minute` per bot (a bot holds one session; a new one
     replaces the old, and opening more than this many a minute fails with
-    RESOURCE_EXHAUSTED; sessions of a `Hello.instance`, one on each replica of a
-    tier, are counted on each replica); `stray_messages_per_second` per session: messages
+    RESOURCE_EXHAUSTED; sessions that ask for their replica of a tier, one on
+    each, are counted on each replica); `stray_messages_per_second` per session: messages
     that answer no open request (unknown or expired request ids, repeats,
     anything but an Answer). Answers to open requests are never throttled:
     the referee's own requests bound them, and a fast bot in many matches

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import redis.asyncio as aioredis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 import bots
@@ -61,10 +62,10 @@ async def open_session(
 def test_a_bots_session_opens_are_counted_across_the_tier(
     tmp_path: Path, redis_server: RedisServer
 ) -> None:
-    """2 opens a minute. Sessions without an instance (one session a bot): one on each
-    replica, then none on either. Sessions of an instance (one on each replica, as the
-    SDK keeps them, so a restart opens as many as there are replicas): 2 on each
-    replica, whoever else opened there, then none on that replica."""
+    """2 opens a minute. Sessions that do not ask for a replica: one on each replica,
+    then none on either. Sessions that ask for theirs (one on each replica, as the SDK
+    keeps them, so a restart opens as many as there are replicas): 2 on each replica,
+    whoever else opened there, then none on that replica."""
 
     async def test() -> None:
         async with replicas(tmp_path, redis_server, "a", "b", session_opens_per_minute=2) as (a, b):
@@ -76,11 +77,11 @@ def test_a_bots_session_opens_are_counted_across_the_tier(
             assert await open_session(on_b, single.token, instance="") == S.OK
             assert await open_session(on_b, single.token, instance="") == S.RESOURCE_EXHAUSTED
             assert await open_session(on_a, single.token, instance="") == S.RESOURCE_EXHAUSTED
-            for replica in (on_a, on_b):
-                assert await open_session(replica, every.token, instance="i1") == S.OK
-                assert await open_session(replica, every.token, instance="i2") == S.OK
-            assert await open_session(on_a, every.token, instance="i2") == S.RESOURCE_EXHAUSTED
-            assert await open_session(on_b, every.token, instance="i1") == S.RESOURCE_EXHAUSTED
+            for replica, name in ((on_a, "a"), (on_b, "b")):
+                for _ in range(2):
+                    assert await open_session(replica, every.token, name) == S.OK
+            assert await open_session(on_a, every.token, "a") == S.RESOURCE_EXHAUSTED
+            assert await open_session(on_b, every.token, "b") == S.RESOURCE_EXHAUSTED
 
     run(test, 90)
 
@@ -108,6 +109,42 @@ def test_a_session_for_another_replica_is_refused_before_it_counts(
             assert await open_session(address(b), reply.token, "b", seen) == grpc.StatusCode.OK
             welcome = seen[-1]
             assert (welcome.replica, list(welcome.replicas)) == ("b", ["a", "b"])
+
+    run(test, 90)
+
+
+def test_a_session_counts_among_the_opens_before_its_hello(
+    tmp_path: Path, redis_server: RedisServer
+) -> None:
+    """2 opens a minute: two sessions that never send their Hello use them up (the bound
+    is not for those that say Hello only), so a third that does is refused at once. A
+    session for another replica that sends nothing is refused within a moment, not
+    after the 10 s a Hello may take."""
+
+    async def test() -> None:
+        async with replicas(tmp_path, redis_server, "a", "b", session_opens_per_minute=2) as (a, b):
+            reply = await register(address(a), "mute", "1", ["golden10"])
+            bucket = f"arena:rate:session-opens:{reply.bot_id}"
+            client = aioredis.Redis.from_url(redis_server.url)
+            async with grpc.aio.insecure_channel(address(a)) as channel:
+                stub = pb_grpc.BotServiceStub(channel)
+                auth = (("authorization", f"Bearer {reply.token}"),)
+                mute = [stub.Session(metadata=auth) for _ in range(2)]  # type: ignore[call-arg]
+
+                async def used_up() -> bool:
+                    tokens = await client.hget(bucket, "tokens")
+                    return tokens is not None and float(tokens) < 1
+
+                await eventually(used_up, "two mute sessions counted", 30)
+                code = await open_session(address(b), reply.token, instance="")
+                assert code == grpc.StatusCode.RESOURCE_EXHAUSTED
+                pinned = stub.Session(metadata=(*auth, ("arena-replica", "b")))  # type: ignore[call-arg]
+                started = time.monotonic()
+                assert await pinned.code() == grpc.StatusCode.FAILED_PRECONDITION
+                assert time.monotonic() - started < 5
+                for call in mute:
+                    call.cancel()
+            await client.aclose()
 
     run(test, 90)
 
