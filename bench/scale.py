@@ -57,7 +57,7 @@ Each loaded match seats consecutive bots in the order they registered. Its bots
 keep a session on every replica of the tier, as the Python SDK does (sessions
 "every_replica"), so a match is played where all its bots are and no move is
 relayed. With `--one-session` each holds one session, where the kernel puts
-it, as the Node SDK's and older bots do (sessions "one"): a fifth to nearly a
+it, as the Node example and older bots do (sessions "one"): a fifth to nearly a
 third of the moves are then relayed, whichever replica plays the match. The
 window with one match at a time always seats `LONE_BOTS` bots of one session
 each, taken across the replicas, so that its moves include relayed ones.
@@ -377,7 +377,7 @@ def main() -> int:
         "--one-session",
         action="store_true",
         help="the loaded bots hold one session each, not one on every replica (as the Node "
-        "SDK's and older bots do): the tier relays their seats' moves in matches elsewhere",
+        "example and older bots do): the tier relays their seats' moves in matches elsewhere",
     )
     parser.add_argument(
         "--workdir",

@@ -5,8 +5,9 @@ still open: never on the move path. Each write names the session (or the
 instance, which a bot's sessions on every replica of a tier share), so that
 the late closing of a bot's old session (in a tier, after it opened a new one
 on another replica) does not make it offline; nor does the closing of one of
-its sessions while another replica still holds one (a drain). A replica that dies stops renewing, so the
-bots it held read as offline once their `last_seen_at` is stale.
+its sessions while another replica still holds one (a drain). A replica that
+dies stops renewing, so the bots it held read as offline once their
+`last_seen_at` is stale.
 """
 
 from __future__ import annotations

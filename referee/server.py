@@ -221,20 +221,15 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
             ("grpc.so_reuseport", 1 if tier is not None else 0),
         ],
     )
-    opens = (
-        None
-        if tier is None
-        else TierAllowance(
+    if tier is None:
+        service = BotService(settings, store, hub, gate, metrics)
+    else:
+        opens = TierAllowance(
             tier.clients.commands, "session-opens", settings.session_opens_per_minute
         )
-    )
-    service = (
-        BotService(settings, store, hub, gate, metrics, opens)
-        if tier is None
-        else BotService(
+        service = BotService(
             settings, store, hub, gate, metrics, opens, tier.replica, tier.session_replicas
         )
-    )
     pb_grpc.add_BotServiceServicer_to_server(service, server)
 
     async def revoke(bot_id: str, credential: str) -> None:

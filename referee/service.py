@@ -80,7 +80,8 @@ class BotService(pb_grpc.BotServiceServicer):
         self._metrics = metrics
         self._replica = replica
         self._replicas = replicas
-        # Per bot; in a tier, counted across the replicas (the bot may reach any).
+        # Per bot; in a tier, counted across the replicas (the bot may reach any), or on
+        # the replica a session asks for (see Session).
         self._opens = opens or LocalAllowance(settings.session_opens_per_minute)
         self._registrations = KeyedBuckets(settings.registrations_per_minute)
 
@@ -206,9 +207,11 @@ class BotService(pb_grpc.BotServiceServicer):
             self._metrics.bots_connected.set(len(self._hub.connected()))
             self._metrics.disconnects.inc()
 
-    @staticmethod
     async def _refuse(
-        context: grpc.aio.ServicerContext[object, object], code: grpc.StatusCode, details: str
+        self,
+        context: grpc.aio.ServicerContext[object, object],
+        code: grpc.StatusCode,
+        details: str,
     ) -> NoReturn:
         """End a session before it opens, once its Hello is in (or after a moment): a
         status sent while the bot's write of its Hello is still under way reached about 1
@@ -216,8 +219,7 @@ class BotService(pb_grpc.BotServiceServicer):
         was refused with."""
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(context.read(), REFUSAL_HELLO_WAIT_S)
-        await context.abort(code, details)
-        raise AssertionError("abort returns only by raising")
+        await self._gate.refuse(context, code, details)
 
     async def _read(
         self, context: grpc.aio.ServicerContext[object, object], session: BotSession
