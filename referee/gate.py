@@ -163,22 +163,22 @@ class Gatekeeper:
                 "try again later",
             )
 
-    async def bot(self, context: Context) -> tuple[Bot, str]:
-        """The bot whose token the call carries, and that token; UNAUTHENTICATED otherwise."""
+    async def bot(self, context: Context) -> tuple[Bot, str] | str:
+        """The bot whose token the call carries, and that token; else the one line that
+        refuses the call UNAUTHENTICATED (the caller refuses it: a session reads its Hello
+        first, `referee.service`)."""
         token = bearer(context)
         bot = await asyncio.to_thread(self._store.bot_by_token, token) if token else None
         if bot is not None and token is not None:
             return bot, token
         if not token:
-            details = (
+            return (
                 "a bot session needs metadata 'authorization: Bearer <token>' with a "
                 "registered bot's token"
             )
-        elif token.startswith(BOT_TOKEN_PREFIX):
-            details = (
+        if token.startswith(BOT_TOKEN_PREFIX):
+            return (
                 "this referee does not know this token (a token is shown once, by `arena "
                 "bot register` on this referee; a rotated one is refused)"
             )
-        else:
-            details = f"a Session needs a bot's token ({given(token)})"
-        await self.refuse(context, grpc.StatusCode.UNAUTHENTICATED, details)
+        return f"a Session needs a bot's token ({given(token)})"

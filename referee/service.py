@@ -127,7 +127,10 @@ class BotService(pb_grpc.BotServiceServicer):
         # message passes through (grpc.aio's request iterator, the responses' generator,
         # referee.decoding's guard around either) is a step of Python per message. What
         # context.read() returns is the guard's lenient parse: an Undecodable comes here.
-        bot, token = await self._gate.bot(context)
+        found = await self._gate.bot(context)
+        if isinstance(found, str):
+            await self._refuse(context, grpc.StatusCode.UNAUTHENTICATED, found)
+        bot, token = found
         # A session for another replica is refused before it counts as opened, naming the
         # live replicas: the bot connects again to land on the one it asked for.
         pinned = dict(context.invocation_metadata() or ()).get(PIN)
@@ -216,7 +219,9 @@ class BotService(pb_grpc.BotServiceServicer):
         """End a session before it opens, once its Hello is in (or after a moment): a
         status sent while the bot's write of its Hello is still under way reached about 1
         bot in 50 as the transport's INTERNAL, without the code and trailing metadata it
-        was refused with."""
+        was refused with. A caller with a wrong token waits too: it is most often an
+        author's mistake, and the one line says which; the wait costs the referee no
+        work, and a caller that sends nothing is held at most this moment."""
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(context.read(), REFUSAL_HELLO_WAIT_S)
         await self._gate.refuse(context, code, details)

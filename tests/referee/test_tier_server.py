@@ -113,6 +113,22 @@ def test_a_session_for_another_replica_is_refused_before_it_counts(
     run(test, 90)
 
 
+def test_a_session_with_a_wrong_token_is_unauthenticated_every_time(
+    tmp_path: Path, redis_server: RedisServer
+) -> None:
+    """A made-up token, opened the SDK's way 200 times: UNAUTHENTICATED every time, in
+    its one line. Refused before the bot's Hello was read, about 1 in 50 raced the
+    Hello's write and reached the bot as the transport's INTERNAL, naming nothing."""
+
+    async def test() -> None:
+        async with replicas(tmp_path, redis_server, "a") as (a,):
+            wrong = "arena_" + "x" * 32  # a bot token's form, known to nobody
+            codes = [await open_session(address(a), wrong) for _ in range(200)]
+            assert set(codes) == {grpc.StatusCode.UNAUTHENTICATED}, Counter(codes)
+
+    run(test, 90)
+
+
 def test_a_session_counts_among_the_opens_before_its_hello(
     tmp_path: Path, redis_server: RedisServer
 ) -> None:
