@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import os
 import secrets
 import uuid
@@ -21,7 +20,6 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, cast
 
-import orjson
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import (
@@ -48,6 +46,7 @@ from ladder import challenges
 from ladder.challenges import NO_QUOTAS, ChallengeQuotas
 from ladder.errors import QuotaExceeded
 from ladder.fairness import draw_seed
+from ladder.json_text import json_text
 from ladder.models import (
     OPERATOR_AUTHOR,
     AuthorRow,
@@ -172,20 +171,6 @@ def migrate(url: str) -> None:
 def sqlite_busy_timeout_s() -> float:
     """How long a SQLite write waits for a lock before failing (ARENA_SQLITE_BUSY_TIMEOUT_S, 30)."""
     return float(os.environ.get("ARENA_SQLITE_BUSY_TIMEOUT_S") or 30)
-
-
-def json_text(value: object) -> str:
-    """The text of a JSON column: orjson's, and the json module's for what orjson cannot
-    write (an integer beyond 64 bits: the seed in a match's result and its games' logs).
-
-    The json module's encoder holds the GIL from start to end, and a game's events (about
-    120 kB of JSON for a game of Goodge) took it 2 ms, more under load, while every
-    running match's move waited on the referee's loop; orjson takes an eighth of that.
-    """
-    try:
-        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
-    except orjson.JSONEncodeError:
-        return json.dumps(value)
 
 
 def make_engine(url: str) -> Engine:

@@ -11,6 +11,7 @@ from typing import Any, assert_never
 from google.protobuf.message import Message
 
 from cardarena_api.v1 import arena_pb2 as pb
+from ladder.json_text import json_text
 from ladder.records import (
     EventType,
     Forfeit,
@@ -329,8 +330,8 @@ def replay_message(match_id: str, replays: Sequence[Replay]) -> pb.Replay:
             pb.GameReplay(
                 game_index=replay.game_index,
                 seats=replay.seats,
-                log_json=json.dumps(replay.log),
-                events_json=json.dumps(replay.events),
+                log_json=json_text(replay.log),
+                events_json=json_text(replay.events),
                 events=[event_message(event) for event in replay.events],
             )
             for replay in replays
