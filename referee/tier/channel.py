@@ -8,12 +8,14 @@ with what is left of its deadline.
 
 A relayed request is sent again until its holder acknowledges it, and no
 answer by the deadline is the bot's timeout only on the holder's word (its
-verdict); a request the relay could not carry, or whose verdict does not
-come, aborts the match (RelayUnavailable), as does a bot whose replica died
-under it. While it waits, the channel looks the bot up again only when
-something says it may have moved: a `moved` reply, a session opening or
-closing here, its holder missing from the live replicas of the last
-heartbeat, or its holder not acknowledging the request.
+verdict), asked for whether or not the request was acknowledged (a holder
+that takes it late, stalled or behind a slow Redis, still has it answered).
+A request the relay could not carry, or whose verdict does not come, aborts
+the match (RelayUnavailable), as does a bot whose replica died under it.
+While it waits, the channel looks the bot up again only when something says
+it may have moved: a `moved` reply, a session opening or closing here, its
+holder missing from the live replicas of the last heartbeat, or its holder
+not acknowledging the request.
 
 A bot found nowhere has the grace period to come back, as with a lone
 referee; one whose replica died has it too, but past it (or past the move's
@@ -209,17 +211,19 @@ class RelaySeatChannel:
         return Away.MOVED if holder.replica in self._live_names() else Away.ORPHANED
 
     async def _verdict(self, asked: Asked, deadline: float) -> None:
-        """Past the deadline with no answer: the holder's word on what became of the request."""
-        if not asked.taken.done():
-            raise RelayUnavailable(
-                f"replica {asked.replica} did not acknowledge the request before its deadline"
-            )
+        """Past the deadline with no answer: the holder's word on what became of the request.
+
+        One not yet acknowledged is asked about too: it may still be on its way, or its
+        holder stalled a moment. A holder that takes it late gives the bot the time the
+        request carries and answers as usual; one that never had it says `unknown`.
+        """
         until = deadline + VERDICT_S
         while not asked.outcome.done():
             remaining = until - self._clock()
             if remaining <= 0:
+                said = "gave no verdict on" if asked.taken.done() else "did not acknowledge"
                 raise RelayUnavailable(
-                    f"replica {asked.replica} gave no verdict on the request "
+                    f"replica {asked.replica} {said} the request "
                     f"within {VERDICT_S:g} s of its deadline"
                 )
             self._relay.check(asked)
@@ -241,7 +245,10 @@ class RelaySeatChannel:
         if relayed.outcome is Outcome.LATE:
             raise SeatTimeout()
         if relayed.outcome is Outcome.UNKNOWN:
-            raise RelayUnavailable(f"replica {asked.replica} lost the request it had taken")
+            lost = (
+                "lost the request it had taken" if asked.taken.done() else "never had the request"
+            )
+            raise RelayUnavailable(f"replica {asked.replica} {lost}")
         if relayed.answer is None:
             self._locator.forget(self.bot_id)
             return Away.MOVED

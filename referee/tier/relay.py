@@ -268,7 +268,7 @@ class Relay:
 
     def resend(self, asked: Asked, timeout_s: float) -> None:
         """Send the request again (not yet acknowledged); the holder takes it once."""
-        self._push(
+        self.push(
             asked.replica,
             {
                 "kind": "act",
@@ -281,7 +281,7 @@ class Relay:
 
     def check(self, asked: Asked) -> None:
         """Ask the holder what became of the request (its deadline passed here)."""
-        self._push(
+        self.push(
             asked.replica, {"kind": "check", "from": self.replica, "id": asked.request.request_id}
         )
 
@@ -292,17 +292,17 @@ class Relay:
 
     def notify(self, replica: str, bot_id: str, notice: Notice) -> None:
         """Pass `notice` to `bot_id` through `replica`, which holds its stream."""
-        self._push(replica, {"kind": "notice", "bot": bot_id, "notice": notice_to_json(notice)})
+        self.push(replica, {"kind": "notice", "bot": bot_id, "notice": notice_to_json(notice)})
 
     def revoke(self, bot_id: str, credential: str, replicas: list[str]) -> None:
         """Have `replicas` end the bot's session opened with that (rotated) token."""
         for replica in replicas:
-            self._push(replica, {"kind": "revoke", "bot": bot_id, "credential": credential})
+            self.push(replica, {"kind": "revoke", "bot": bot_id, "credential": credential})
 
     def announce_end(self, match_id: str, replicas: list[str]) -> None:
         """Tell `replicas` that `match_id`, played here, has ended."""
         for replica in replicas:
-            self._push(replica, {"kind": "ended", "id": match_id})
+            self.push(replica, {"kind": "ended", "id": match_id})
 
     async def call(
         self, replica: str, name: str, payload: dict[str, Any], timeout_s: float
@@ -314,7 +314,7 @@ class Relay:
         call_id = uuid.uuid4().hex
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._calls[call_id] = future
-        self._push(
+        self.push(
             replica,
             {"kind": "call", "from": self.replica, "id": call_id, "name": name, "payload": payload},
         )
@@ -329,7 +329,8 @@ class Relay:
 
     # -- moving messages ------------------------------------------------------------------
 
-    def _push(self, replica: str, message: dict[str, Any]) -> None:
+    def push(self, replica: str, message: dict[str, Any]) -> None:
+        """Queue `message` for the inbox of `replica` (the next push sends it)."""
         if self.fault is not None and self.fault(replica, message):
             return
         self._queues[replica].append(orjson.dumps(message))
@@ -456,7 +457,7 @@ class Relay:
 
     def _reply(self, asker: str, kind: str, request_id: str, **fields: Any) -> dict[str, Any]:
         reply = {"kind": kind, "from": self.replica, "id": request_id, **fields}
-        self._push(asker, reply)
+        self.push(asker, reply)
         return reply
 
     def _take(self, message: dict[str, Any]) -> None:
@@ -473,7 +474,7 @@ class Relay:
             # A copy sent again (our `taken` or answer was lost): the same word again.
             self._reply(asker, "taken", request.request_id)
             if held.reply is not None:
-                self._push(asker, held.reply)
+                self.push(asker, held.reply)
             return
         session = self._hub.get(message["bot"])
         if session is None:
@@ -533,7 +534,7 @@ class Relay:
         if held is None:
             self._reply(message["from"], Outcome.UNKNOWN, message["id"])
         elif held.reply is not None:
-            self._push(message["from"], held.reply)
+            self.push(message["from"], held.reply)
 
     def _forget_kept(self) -> None:
         now = self._clock()
@@ -558,4 +559,4 @@ class Relay:
                 reply["result"] = await handler(message["payload"])
             except Exception as error:
                 reply["error"] = {"kind": type(error).__name__, "message": str(error)}
-        self._push(message["from"], reply)
+        self.push(message["from"], reply)

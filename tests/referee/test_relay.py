@@ -27,7 +27,7 @@ from referee.runner import Limits
 from referee.sessions import Session
 from referee.tier.channel import RESEND_S
 from referee.tier.registry import Bounds
-from referee.tier.relay import Fault, inbox, round_trip
+from referee.tier.relay import Fault, Relay, inbox, round_trip
 from referee.tier.replica import Tier
 from tests.referee.test_tier import act, next_act
 from tests.support.aio import eventually, run, tiers
@@ -50,6 +50,29 @@ def drop(
             left[0] -= 1
         if seen is not None:
             seen.append(message)
+        return True
+
+    return fault
+
+
+def delay(relay: Relay, to: str, seconds: float) -> Fault:
+    """A fault of `relay` that holds every message to replica `to` back for `seconds` (a
+    stalled replica, or a slow Redis), then sends it in the order it came."""
+    loop = asyncio.get_running_loop()
+    due: set[int] = set()
+    """The messages held back whose time has come (by identity)."""
+
+    def send(message: dict[str, Any]) -> None:
+        due.add(id(message))
+        relay.push(to, message)
+
+    def fault(replica: str, message: dict[str, Any]) -> bool:
+        if replica != to:
+            return False
+        if id(message) in due:
+            due.discard(id(message))
+            return False
+        loop.call_later(seconds, send, message)
         return True
 
     return fault
@@ -170,6 +193,24 @@ def test_a_request_the_relay_never_carries_is_not_the_bots_timeout(
             with pytest.raises(RelayUnavailable, match="acknowledge"):
                 await a.seats.channel("bot").act(act("r1"), 0.5)
             assert bot.outbox.empty()
+
+    run(test)
+
+
+def test_a_request_taken_after_its_deadline_is_answered_not_aborted(
+    redis_server: RedisServer,
+) -> None:
+    async def test() -> None:
+        async with tiers(redis_server, "a", "b") as (a, b):
+            bot = await holding(a, b)
+            replying = asyncio.create_task(answering(bot))
+            # Everything a sends b comes 0.6 s late: b takes the request after its 0.4 s
+            # deadline, and the bot answers it at once. Not yet acknowledged at the
+            # deadline is not lost: a waits for b's word as for a request taken.
+            a.relay.fault = delay(a.relay, "b", 0.6)
+            answer = await a.seats.channel("bot").act(act("r1"), 0.4)
+            assert answer == Answer("r1", index=1, relayed=True)
+            replying.cancel()
 
     run(test)
 
