@@ -12,7 +12,7 @@ import asyncio
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ladder.records import Notice
 from referee.channels import ActRequest, Answer, SeatGone, SeatTimeout
@@ -48,6 +48,65 @@ REVOKED = "this bot's token was rotated: the session ends, and the old token is 
 
 class SessionClosed(Exception):
     """The session ended while a request was waiting on it."""
+
+
+STALL_S = 0.02
+"""How late a deadline's timer may run before the referee counts itself stalled (its loop
+held up: a paused or CPU-starved process, a long collection), not merely busy."""
+EXTENSIONS = 3
+"""How many times one deadline waits again for a stalled referee: a loop late by more than
+STALL_S turn after turn is overloaded, and a bot's move is not held open for good."""
+
+
+class Deadline:
+    """The timer of a move's deadline, which does not count the time the referee did not run.
+
+    A timer that came due while the event loop was held up runs late, in the same turn of
+    the loop as the reads of what came in meanwhile, and before grpc.aio's tasks hand on an
+    answer that came in time: a stop of the process would be every waiting bot's timeout.
+    So a timer late by more than STALL_S waits again, as long as it was late (at most the
+    move's own time), for what came to be read; `stalled_s` is the lateness it forgave,
+    which is not the bot's time either.
+    """
+
+    __slots__ = (
+        "_args",
+        "_expire",
+        "_extended",
+        "_handle",
+        "_loop",
+        "_started",
+        "_timeout_s",
+        "stalled_s",
+    )
+
+    def __init__(self, timeout_s: float, expire: Callable[..., None], *args: object) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._timeout_s = timeout_s
+        self._expire = expire
+        self._args = args
+        self._handle = self._loop.call_later(timeout_s, self._due)
+        self._extended = 0
+        self._started = 0.0
+        self.stalled_s = 0.0
+
+    def _due(self) -> None:
+        late = self._loop.time() - self._handle.when()
+        if late > STALL_S and self._extended < EXTENSIONS:
+            if not self._extended:
+                self._started = self._handle.when() - self._timeout_s
+            self._extended += 1
+            self.stalled_s += late
+            self._handle = self._loop.call_later(min(late, self._timeout_s), self._due)
+            return
+        self._expire(*self._args)
+
+    def cancel(self) -> None:
+        self._handle.cancel()
+
+    def bot_s(self) -> float:
+        """The time since the timer started, less the lateness forgiven (once `stalled_s`)."""
+        return max(0.0, self._loop.time() - self._started - self.stalled_s)
 
 
 @dataclass(eq=False)
@@ -95,18 +154,22 @@ class Session:
         if timeout_s <= 0:
             raise SeatTimeout()
         future = self.request(request)
-        # One timer handle on the answer's own future, not `asyncio.wait_for` (a future, a
+        # One timer on the answer's own future, not `asyncio.wait_for` (a future, a
         # callback and a timer more per move, on the referee's hottest path).
-        timer = asyncio.get_running_loop().call_later(timeout_s, _expire, future)
+        deadline = Deadline(timeout_s, _expire, future)
         try:
-            return await future
+            answer = await future
         except SessionClosed:
             return None
         except SeatTimeout:
             self.forget(request.request_id)
             raise
         finally:
-            timer.cancel()
+            deadline.cancel()
+        if deadline.stalled_s:
+            # The runner would charge the bot the time the referee stood still.
+            return replace(answer, bot_s=deadline.bot_s())
+        return answer
 
     def answer(self, answer: Answer) -> bool:
         """Deliver an answer; False if no request of this session has that id."""

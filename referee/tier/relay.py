@@ -54,7 +54,7 @@ from redis.exceptions import RedisError
 from ladder.records import Notice, notice_from_json, notice_to_json
 from referee.channels import ActRequest, Answer
 from referee.metrics import RefereeMetrics
-from referee.sessions import Session, SessionClosed, SessionHub
+from referee.sessions import Deadline, Session, SessionClosed, SessionHub
 from referee.stopping import cancel_and_wait
 from referee.tier.registry import PREFIX
 
@@ -492,7 +492,7 @@ class Relay:
         # Only this session's own request resolves it: an answer of the bot to this id.
         future = session.request(request)
         loop = asyncio.get_running_loop()
-        timer = loop.call_later(timeout_s, self._expire, session, request_id)
+        deadline = Deadline(timeout_s, self._expire, session, request_id)
         # `taken` waits a little for the answer, to go back with it in one push: most bots
         # answer within TAKEN_DELAY_S, and then a relayed move is one round trip of Redis
         # each way (not two back, and two reads of the asker's inbox).
@@ -507,7 +507,7 @@ class Relay:
         taken = loop.call_later(min(TAKEN_DELAY_S, timeout_s / 4), acknowledge)
 
         def back(done: asyncio.Future[Answer]) -> None:
-            timer.cancel()
+            deadline.cancel()
             taken.cancel()
             acknowledge()
             if done.cancelled():
@@ -522,7 +522,7 @@ class Relay:
                     request_id,
                     index=answer.index,
                     action=answer.action,
-                    bot_s=self._clock() - started,
+                    bot_s=max(0.0, self._clock() - started - deadline.stalled_s),
                 )
             self._keeping.append((self._clock() + KEEP_S, key, held))
 

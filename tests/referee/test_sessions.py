@@ -1,0 +1,82 @@
+"""A session's deadline when the referee's own loop stood still past it.
+
+The loop is held up by a blocking sleep (as a stopped, starved or collecting
+process would be). The bot's answer came meanwhile, and is handed on after
+the deadline's timer has had its turn, as grpc.aio's tasks hand on a read:
+the time the referee did not run is not the bot's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from referee.channels import Answer, SeatTimeout
+from referee.sessions import EXTENSIONS, Session
+from tests.referee.test_tier import act
+from tests.support.aio import run
+
+DEADLINE_S = 0.1
+STALL_S = 0.3
+
+
+def stand_still(seconds: float) -> None:
+    """Hold the event loop up, as a stopped process would be."""
+    time.sleep(seconds)
+
+
+def test_an_answer_that_came_while_the_referee_stood_still_counts() -> None:
+    async def test() -> None:
+        loop = asyncio.get_running_loop()
+        session = Session("bot", 1)
+        asking = asyncio.create_task(session.ask(act("r1"), DEADLINE_S))
+        await asyncio.sleep(0)  # the request is on its way
+        stand_still(STALL_S)
+        # Read after the deadline's timer, due by now, has had its turn.
+        loop.call_soon(loop.call_soon, session.answer, Answer("r1", index=1))
+        answer = await asking
+        assert answer.index == 1
+        # Not charged the stall past its deadline (when in the stall it answered, nobody
+        # can tell: about its deadline, which costs its time bank nothing to speak of).
+        assert answer.bot_s is not None and answer.bot_s < DEADLINE_S + 0.05, answer
+
+    run(test)
+
+
+def test_a_bot_that_did_not_answer_still_times_out_after_a_stall() -> None:
+    async def test() -> None:
+        session = Session("bot", 1)
+        asking = asyncio.create_task(session.ask(act("r1"), DEADLINE_S))
+        await asyncio.sleep(0)
+        stand_still(STALL_S)
+        started = time.monotonic()
+        with pytest.raises(SeatTimeout):
+            await asking
+        # Waited again once, at most the move's own time: not the stall's length.
+        assert time.monotonic() - started < STALL_S
+
+    run(test)
+
+
+def test_a_loop_late_turn_after_turn_does_not_hold_a_move_open_for_good() -> None:
+    async def test() -> None:
+        loop = asyncio.get_running_loop()
+        session = Session("bot", 1)
+        stalls = 0
+
+        def overloaded() -> None:
+            nonlocal stalls
+            stalls += 1
+            stand_still(DEADLINE_S)
+            loop.call_soon(overloaded)
+
+        asking = asyncio.create_task(session.ask(act("r1"), DEADLINE_S))
+        await asyncio.sleep(0)
+        loop.call_soon(overloaded)
+        with pytest.raises(SeatTimeout):
+            await asking
+        assert stalls <= 2 * (EXTENSIONS + 2), stalls
+
+    run(test)
