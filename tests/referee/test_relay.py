@@ -11,6 +11,7 @@ answer in time does; what the relay could not carry aborts the match
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 from typing import Any
 
@@ -211,6 +212,27 @@ def test_a_request_taken_after_its_deadline_is_answered_not_aborted(
             answer = await a.seats.channel("bot").act(act("r1"), 0.4)
             assert answer == Answer("r1", index=1, relayed=True)
             replying.cancel()
+
+    run(test)
+
+
+def test_a_holder_that_stood_still_past_the_deadline_passes_the_answer_on(
+    redis_server: RedisServer,
+) -> None:
+    async def test() -> None:
+        async with tiers(redis_server, "a", "b") as (a, b):
+            bot = await holding(a, b)
+            loop = asyncio.get_running_loop()
+            asking = asyncio.create_task(a.seats.channel("bot").act(act("r1"), 0.3))
+            assert (await next_act(bot)).request_id == "r1"
+            # Both replicas' loop stands still past the deadline (one process here); the
+            # bot's answer came meanwhile, and is read after b's deadline timer's turn.
+            time.sleep(0.6)
+            loop.call_soon(loop.call_soon, bot.answer, Answer("r1", index=1))
+            answer = await asyncio.wait_for(asking, 10)
+            assert answer == Answer("r1", index=1, relayed=True)
+            # Not charged the stall past its deadline.
+            assert answer.bot_s is not None and answer.bot_s < 0.35, answer
 
     run(test)
 
