@@ -12,7 +12,9 @@ exactly once, whatever the fault.
 (5) a bot that leaves its replica mid-turn and reconnects to another answers the request
     sent again there, and is not struck;
 (6) SIGTERM to `arena referee --processes 2` mid-match: the processes drain one at a time, no
-    bot forfeits, and whoever waits on the match gets its result or "ask again".
+    bot forfeits, and whoever waits on the match gets its result or "ask again";
+(7) each replica paused (SIGSTOP) for a moment mid-tournament, a few times: no match is
+    aborted, no bot struck.
 """
 
 from __future__ import annotations
@@ -24,10 +26,12 @@ import queue
 import re
 import signal
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -43,6 +47,9 @@ from tests.support.services import RedisServer
 from tests.support.tier import REPLICAS, TierArena
 
 FINISH_S = 120.0
+PAUSES = 3
+PAUSE_S = 0.6
+"""Longer than a move's deadline (400 ms), shorter than a lease or a heartbeat's expiry."""
 
 
 def arena_of(tmp_path: Path, redis: RedisServer, processes: bool) -> Iterator[TierArena]:
@@ -69,13 +76,21 @@ def tier_processes(tmp_path: Path, redis_server: RedisServer) -> Iterator[TierAr
     yield from arena_of(tmp_path, redis_server, processes=True)
 
 
-def forfeits(arena: TierArena, match_ids: list[str]) -> dict[str, list[str]]:
-    """The forfeits recorded in each finished match's result."""
+def results(arena: TierArena, match_ids: list[str]) -> dict[str, dict[str, Any]]:
+    """Each finished match's result (empty for one without)."""
     with arena.store.session() as session:
         rows = session.execute(
             select(MatchRow.id, MatchRow.result).where(MatchRow.id.in_(match_ids))
         ).all()
-    return {match_id: list((result or {}).get("forfeits", [])) for match_id, result in rows}
+    return {match_id: dict(result or {}) for match_id, result in rows}
+
+
+def forfeits(arena: TierArena, match_ids: list[str]) -> dict[str, list[str]]:
+    """The forfeits recorded in each finished match's result."""
+    return {
+        match_id: list(result.get("forfeits", []))
+        for match_id, result in results(arena, match_ids).items()
+    }
 
 
 def test_a_round_robin_spans_both_processes_and_counts_each_match_once(
@@ -263,6 +278,36 @@ def test_a_rolling_restart_aborts_no_match(tier: TierArena) -> None:
         # Its bots moved to the other replica in time: none forfeited.
         played = list(tier.planned(tournament_id))
         assert forfeits(tier, played) == {match_id: [] for match_id in played}
+    check_exact(reports)
+    assert "asking again" not in tier.log_text("worker"), tier.log_text("worker")
+
+
+def test_a_replica_paused_mid_tournament_aborts_no_match_and_strikes_no_bot(
+    tier: TierArena,
+) -> None:
+    """Each replica in turn stands still for a moment, a few times, while its matches play
+    (SIGSTOP, SIGCONT: a host starving it of CPU). The moves it holds or asks for come
+    late, past their deadline by its clock and its peer's; the time it did not run is
+    nobody's fault: no match is aborted, no bot struck."""
+    tier.spread_bots()
+    tier.fault_worker("worker")
+    reports: list[Ledger] = []
+    for rep, name in enumerate(REPLICAS):
+        tournament_id, before = tier.tournament(seed=40 + rep)
+        tier.wait_playing(tournament_id)
+        pid = tier.replicas[name].pid
+        for _ in range(PAUSES):
+            os.kill(pid, signal.SIGSTOP)
+            time.sleep(PAUSE_S)  # the fault's length, not a wait for a condition
+            os.kill(pid, signal.SIGCONT)
+            time.sleep(PAUSE_S / 2)
+        tier.wait_finished(tournament_id, FINISH_S)
+        report = tier.ledger(tournament_id, before)
+        report.notes.append(f"{name} paused {PAUSES} times for {PAUSE_S:g} s")
+        reports.append(report)
+        played = results(tier, list(tier.planned(tournament_id)))
+        assert all(not result["forfeits"] for result in played.values()), played
+        assert all(set(result["strikes"].values()) == {0} for result in played.values()), played
     check_exact(reports)
     assert "asking again" not in tier.log_text("worker"), tier.log_text("worker")
 
