@@ -10,8 +10,6 @@ loop as the read: the time it did not run is not the bot's, so no strike.
 
 from __future__ import annotations
 
-import os
-import signal
 import time
 import uuid
 from collections.abc import Iterator
@@ -20,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from cardarena_api.v1 import arena_pb2 as pb
-from tests.support.processes import Processes
+from tests.support.processes import Processes, pause
 from tests.support.referee import BotHandle, RefereeProc, launch_referee, result_of
 
 GAME = "golden10"
@@ -59,10 +57,8 @@ def test_a_referee_paused_mid_match_strikes_no_bot(
     # Long enough to outlast the stops: a few seconds of moves answered at once.
     referee.start_match(match_id, GAME, bots, deadline_ms=DEADLINE_MS, options={"rounds": "100"})
     for _ in range(STOPS):
-        os.kill(referee.proc.pid, signal.SIGSTOP)
-        time.sleep(STOPPED_S)  # the fault's length, not a wait for a condition
-        os.kill(referee.proc.pid, signal.SIGCONT)
-        time.sleep(RUNNING_S)
+        pause(referee.proc, STOPPED_S)
+        time.sleep(RUNNING_S)  # running between the pauses
         assert status(referee, match_id) == "running", "the match ended before the last stop"
     result = result_of(referee.wait_match(match_id))
     assert result["forfeits"] == [], result["forfeits"]

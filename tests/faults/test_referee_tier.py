@@ -41,7 +41,7 @@ from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
 from ladder.models import MatchRow
 from tests.support.faults import Ledger, check_exact
-from tests.support.processes import ARENA, Processes, wait_exit, wait_until
+from tests.support.processes import ARENA, Processes, pause, wait_exit, wait_until
 from tests.support.referee import launch_referee, result_of
 from tests.support.services import RedisServer
 from tests.support.tier import REPLICAS, TierArena
@@ -295,12 +295,9 @@ def test_a_replica_paused_mid_tournament_aborts_no_match_and_strikes_no_bot(
     for rep, name in enumerate(REPLICAS):
         tournament_id, before = tier.tournament(seed=40 + rep)
         tier.wait_playing(tournament_id)
-        pid = tier.replicas[name].pid
         for _ in range(PAUSES):
-            os.kill(pid, signal.SIGSTOP)
-            time.sleep(PAUSE_S)  # the fault's length, not a wait for a condition
-            os.kill(pid, signal.SIGCONT)
-            time.sleep(PAUSE_S / 2)
+            pause(tier.replicas[name], PAUSE_S)
+            time.sleep(PAUSE_S / 2)  # running between the pauses
         tier.wait_finished(tournament_id, FINISH_S)
         report = tier.ledger(tournament_id, before)
         report.notes.append(f"{name} paused {PAUSES} times for {PAUSE_S:g} s")

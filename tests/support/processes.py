@@ -108,6 +108,15 @@ def wait_exit(proc: subprocess.Popen[bytes], timeout_s: float = 30) -> int:
     return int(proc.returncode)
 
 
+def pause(proc: subprocess.Popen[bytes], seconds: float) -> None:
+    """Stop `proc` for `seconds` (SIGSTOP, then SIGCONT): a host that starves it of CPU."""
+    os.kill(proc.pid, signal.SIGSTOP)
+    try:
+        time.sleep(seconds)  # the fault's length, not a wait for a condition
+    finally:
+        os.kill(proc.pid, signal.SIGCONT)
+
+
 def on_a_terminal(*args: str) -> tuple[subprocess.Popen[bytes], int]:
     """`arena ARGS...` with stderr on a pseudo-terminal (as a user runs it); its fd to read."""
     reader, writer = pty.openpty()
