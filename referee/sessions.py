@@ -66,7 +66,7 @@ class Deadline:
     answer that came in time: a stop of the process would be every waiting bot's timeout.
     So a timer late by more than STALL_S waits again, as long as it was late (at most the
     move's own time), for what came to be read; `stalled_s` is the lateness it forgave,
-    which is not the bot's time either.
+    which `bot_s` does not charge the bot either.
     """
 
     __slots__ = (
@@ -85,16 +85,14 @@ class Deadline:
         self._timeout_s = timeout_s
         self._expire = expire
         self._args = args
+        self._started = self._loop.time()
         self._handle = self._loop.call_later(timeout_s, self._due)
         self._extended = 0
-        self._started = 0.0
         self.stalled_s = 0.0
 
     def _due(self) -> None:
         late = self._loop.time() - self._handle.when()
         if late > STALL_S and self._extended < EXTENSIONS:
-            if not self._extended:
-                self._started = self._handle.when() - self._timeout_s
             self._extended += 1
             self.stalled_s += late
             self._handle = self._loop.call_later(min(late, self._timeout_s), self._due)
@@ -105,7 +103,7 @@ class Deadline:
         self._handle.cancel()
 
     def bot_s(self) -> float:
-        """The time since the timer started, less the lateness forgiven (once `stalled_s`)."""
+        """The bot's time so far: since the timer started, less the lateness forgiven."""
         return max(0.0, self._loop.time() - self._started - self.stalled_s)
 
 

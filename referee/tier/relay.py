@@ -488,7 +488,6 @@ class Relay:
         self._forget_kept()
         held = self._held[key] = Held(session.bot_id)
         self._forwarded.inc()
-        started = self._clock()
         # Only this session's own request resolves it: an answer of the bot to this id.
         future = session.request(request)
         loop = asyncio.get_running_loop()
@@ -522,7 +521,7 @@ class Relay:
                     request_id,
                     index=answer.index,
                     action=answer.action,
-                    bot_s=max(0.0, self._clock() - started - deadline.stalled_s),
+                    bot_s=deadline.bot_s(),
                 )
             self._keeping.append((self._clock() + KEEP_S, key, held))
 

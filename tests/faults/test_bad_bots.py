@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 from grpc_health.v1 import health_pb2
 
-from cardarena_api.v1 import arena_pb2 as pb
 from tests.support.processes import Processes, wait_until
 from tests.support.referee import (
     MAX_STRIKES,
@@ -134,8 +133,7 @@ def play_beside(
             if e["type"] == "strike"
         ]
         latencies += answered_ms(referee, control_id)
-        status = referee.matches.GetMatch(pb.GetMatchRequest(match_id=match_id), timeout=10)
-        if status.status != "running":
+        if referee.match(match_id).status != "running":
             break
     assert latencies, "the control matches had moves"
     assert max(latencies) < CONTROL_DEADLINE_MS, sorted(latencies)[-5:]

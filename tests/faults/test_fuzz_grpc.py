@@ -462,8 +462,7 @@ def test_referee_survives_and_stops_cleanly(target: Target) -> None:
         m for m in (f"fuzz-{i}" for i in range(1, 9)) if _exists(referee, m)
     ]  # matches the mutated StartMatch requests managed to start
     for match_id in started:
-        match = referee.matches.GetMatch(pb.GetMatchRequest(match_id=match_id), timeout=10)
-        assert match.status in ("running", "finished", "aborted")
+        assert referee.match(match_id).status in ("running", "finished", "aborted")
     traceback_free(referee)
     referee.proc.send_signal(signal.SIGTERM)
     assert referee.proc.wait(30) == 0, referee.log_tail()
@@ -472,7 +471,7 @@ def test_referee_survives_and_stops_cleanly(target: Target) -> None:
 
 def _exists(referee: RefereeProc, match_id: str) -> bool:
     try:
-        referee.matches.GetMatch(pb.GetMatchRequest(match_id=match_id), timeout=10)
+        referee.match(match_id)
     except grpc.RpcError as error:
         assert error.code() == S.NOT_FOUND
         return False

@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 
-from cardarena_api.v1 import arena_pb2 as pb
 from tests.support.processes import Processes, pause
 from tests.support.referee import BotHandle, RefereeProc, launch_referee, result_of
 
@@ -44,11 +43,6 @@ def stalled(tmp_path: Path) -> Iterator[tuple[RefereeProc, list[BotHandle]]]:
         procs.close()
 
 
-def status(referee: RefereeProc, match_id: str) -> str:
-    reply = referee.matches.GetMatch(pb.GetMatchRequest(match_id=match_id), timeout=10)
-    return str(reply.status)
-
-
 def test_a_referee_paused_mid_match_strikes_no_bot(
     stalled: tuple[RefereeProc, list[BotHandle]],
 ) -> None:
@@ -59,7 +53,7 @@ def test_a_referee_paused_mid_match_strikes_no_bot(
     for _ in range(STOPS):
         pause(referee.proc, STOPPED_S)
         time.sleep(RUNNING_S)  # running between the pauses
-        assert status(referee, match_id) == "running", "the match ended before the last stop"
+        assert referee.match(match_id).status == "running", "the match ended before the last stop"
     result = result_of(referee.wait_match(match_id))
     assert result["forfeits"] == [], result["forfeits"]
     assert all(count == 0 for count in result["strikes"].values()), (

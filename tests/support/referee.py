@@ -211,6 +211,10 @@ class RefereeProc:
             timeout=30,
         )
 
+    def match(self, match_id: str) -> pb.Match:
+        """The match as it is now (GetMatch without waiting)."""
+        return self.matches.GetMatch(pb.GetMatchRequest(match_id=match_id), timeout=10)
+
     def wait_match(self, match_id: str, timeout_s: float = 60.0) -> pb.Match:
         try:
             return self.matches.GetMatch(
