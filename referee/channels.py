@@ -23,12 +23,27 @@ class SeatGone(Exception):
     """The bot has been disconnected for longer than the grace period."""
 
 
-class RelayUnavailable(Exception):
-    """The relay (Redis) could not carry a request before its deadline.
+class ArenaFault(Exception):
+    """A move failed for a fault of the arena's own, not the bot's.
 
-    Not the bot's fault: the match is aborted and played again, never
-    scored with strikes the bot did not earn.
+    The match is aborted and played again, never scored with strikes the bot
+    did not earn. `what` heads the reason the match is stored aborted with.
     """
+
+    what = "arena fault"
+
+
+class RelayUnavailable(ArenaFault):
+    """The relay (Redis) could not carry a request before its deadline."""
+
+    what = "relay unavailable"
+
+
+class SessionsRefused(ArenaFault):
+    """The bot was away while a referee refused sessions for a fault of its own (its
+    database failed to check a token): the bot may have been kept out."""
+
+    what = "sessions refused"
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from typing import Any
 
 import grpc
 
-from referee.handler_rewrites import HandlerRewrite
+from referee.handler_rewrites import HandlerRewrite, async_behaviours
 
 INVALID = grpc.StatusCode.INVALID_ARGUMENT
 
@@ -53,10 +53,6 @@ async def _checked(requests: AsyncIterator[Any], context: Any) -> AsyncIterator[
         yield request
 
 
-def _is_async(behaviour: Callable[..., Any]) -> bool:
-    return inspect.isasyncgenfunction(behaviour) or inspect.iscoroutinefunction(behaviour)
-
-
 def _guard(behaviour: Callable[..., Any], streaming: bool) -> Callable[..., Any]:
     """`behaviour` (a coroutine or async generator function) refusing Undecodable requests."""
     if inspect.isasyncgenfunction(behaviour):
@@ -89,10 +85,9 @@ class DecodeGuard(HandlerRewrite):
 
     @staticmethod
     def _guarded(method: str, handler: Any) -> Any:
-        kinds = ("unary_unary", "unary_stream", "stream_unary", "stream_stream")
-        behaviours = {kind: getattr(handler, kind) for kind in kinds if getattr(handler, kind)}
-        if not all(_is_async(behaviour) for behaviour in behaviours.values()):
-            return handler  # a synchronous handler: left as grpcio runs it
+        behaviours = async_behaviours(handler)
+        if behaviours is None:
+            return handler
         streaming = bool(handler.request_streaming)
         return handler._replace(
             request_deserializer=_lenient(method, handler.request_deserializer),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from abc import abstractmethod
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -12,6 +13,21 @@ if TYPE_CHECKING:
     _Interceptor = grpc.aio.ServerInterceptor[Any, Any]  # generic in the stubs only
 else:
     _Interceptor = grpc.aio.ServerInterceptor
+
+
+KINDS = ("unary_unary", "unary_stream", "stream_unary", "stream_stream")
+"""The fields of a grpcio method handler that may hold its behaviour."""
+
+
+def async_behaviours(handler: Any) -> dict[str, Callable[..., Any]] | None:
+    """The handler's behaviours by kind; None if one is synchronous (left as grpcio runs it)."""
+    behaviours = {kind: getattr(handler, kind) for kind in KINDS if getattr(handler, kind)}
+    if all(
+        inspect.isasyncgenfunction(behaviour) or inspect.iscoroutinefunction(behaviour)
+        for behaviour in behaviours.values()
+    ):
+        return behaviours
+    return None
 
 
 class HandlerRewrite(_Interceptor):

@@ -30,7 +30,7 @@ from ladder.store import (
     Replay,
     Store,
 )
-from referee.channels import RelayUnavailable, SeatChannel
+from referee.channels import ArenaFault, SeatChannel
 from referee.metrics import RefereeMetrics
 from referee.public import Projector, PublicMatch, RemoteMatches
 from referee.runner import Event, Limits, MatchRunner
@@ -277,10 +277,10 @@ class MatchManager:
                     request, "the referee stopped during the match", "the referee stopped"
                 )
             raise
-        except RelayUnavailable as error:
+        except ArenaFault as error:
             # Not the bots' fault: the match is played again rather than scored with strikes.
             log.warning("match %s aborted: %s", request.id, error)
-            await self._aborted(request, f"relay unavailable: {error}", str(error))
+            await self._aborted(request, f"{error.what}: {error}", str(error))
         except Conflict as error:
             # Another replica holds the match now (this one's lease lapsed): its result is
             # theirs, and so is its row: nothing is stored.
@@ -326,9 +326,28 @@ class MatchManager:
         )
 
     async def _aborted(self, request: MatchRequest, stored: str | None, told: str) -> None:
-        """Count the match aborted, store `stored` as its reason (unless None), tell watchers `told`."""
+        """Count the match aborted, store `stored` as its reason (unless None), tell watchers `told`.
+
+        Storing it waits for a database that is unavailable at most a lease: by then
+        the lease has lapsed, and whichever replica next renews its own aborts it.
+        """
         if stored is not None:
-            await asyncio.to_thread(self._store.abort_match, request.id, stored, self._replica)
+            try:
+                await self._written(
+                    f"match {request.id}: storing it aborted",
+                    self._lease_s,
+                    self._store.abort_match,
+                    request.id,
+                    stored,
+                    self._replica,
+                )
+            except OperationalError as error:
+                log.warning(
+                    "match %s: could not store it aborted (%s); it is aborted when its "
+                    "lease lapses",
+                    request.id,
+                    error.orig,
+                )
         self._metrics.matches_finished.labels(request.game, MatchStatus.ABORTED).inc()
         self._publish(request, {"type": EventType.MATCH_ABORTED, "reason": told})
 
@@ -340,23 +359,31 @@ class MatchManager:
         The result exists only in memory until written: a database that is
         down for a while must delay it, not lose a whole match.
         """
+        await self._written(
+            f"match {match_id}: storing its result",
+            STORE_RETRY_S,
+            self._store.finish_match,
+            match_id,
+            result,
+            replays,
+            self._replica,
+        )
+
+    async def _written(
+        self, what: str, give_up_s: float, write: Callable[..., object], *args: object
+    ) -> None:
+        """`write(*args)` in a thread, again while the database is unavailable, with a
+        back-off, for at most `give_up_s`; then its OperationalError is raised."""
         delay = 0.5
-        give_up = self._clock() + STORE_RETRY_S
+        give_up = self._clock() + give_up_s
         while True:
             try:
-                await asyncio.to_thread(
-                    self._store.finish_match, match_id, result, replays, self._replica
-                )
+                await asyncio.to_thread(write, *args)
                 return
             except OperationalError as error:
                 if self._clock() + delay > give_up:
                     raise
-                log.warning(
-                    "match %s: storing its result failed (%s); retrying in %.1f s",
-                    match_id,
-                    error.orig,
-                    delay,
-                )
+                log.warning("%s failed (%s); retrying in %.1f s", what, error.orig, delay)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 10.0)
 

@@ -38,6 +38,7 @@ from ladder.wording import plural
 from referee.authoring import AuthorService
 from referee.bot_views import BotViews
 from referee.challenging import Challenges
+from referee.database_errors import DatabaseErrors
 from referee.decoding import DecodeGuard
 from referee.encoded_replies import EncodedReplies
 from referee.gate import Gatekeeper
@@ -206,7 +207,7 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
     placer = None if tier is None else Placer(tier, manager.start, metrics)
     gate = Gatekeeper(settings, store)
     server = grpc.aio.server(
-        interceptors=[DecodeGuard(), EncodedReplies()],
+        interceptors=[DecodeGuard(), EncodedReplies(), DatabaseErrors()],
         options=[
             ("grpc.max_receive_message_length", settings.max_message_bytes),
             ("grpc.max_send_message_length", 16 * 1024 * 1024),
@@ -228,7 +229,15 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
             tier.clients.commands, "session-opens", settings.session_opens_per_minute
         )
         service = BotService(
-            settings, store, hub, gate, metrics, opens, tier.replica, tier.session_replicas
+            settings,
+            store,
+            hub,
+            gate,
+            metrics,
+            opens,
+            tier.replica,
+            tier.session_replicas,
+            tier.sessions_refused,
         )
     pb_grpc.add_BotServiceServicer_to_server(service, server)
 

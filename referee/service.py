@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from typing import NoReturn
 
 import grpc
+from sqlalchemy.exc import DBAPIError
 
 from cardarena_api.metadata import PIN, REPLICAS
 from cardarena_api.v1 import arena_pb2 as pb
@@ -30,6 +31,7 @@ from ladder.store import (
 )
 from referee import wire_actions, wire_results
 from referee.channels import Answer, RelayUnavailable
+from referee.database_errors import database_failed
 from referee.decoding import INVALID, Undecodable
 from referee.gate import Gatekeeper, TokenKind, brief, peer_host
 from referee.limits import Allowance, KeyedBuckets, LocalAllowance, TokenBucket
@@ -70,9 +72,12 @@ class BotService(pb_grpc.BotServiceServicer):
         opens: Allowance | None = None,
         replica: str = "",
         replicas: Callable[[], Sequence[str]] = tuple,
+        refused: Callable[[], None] | None = None,
     ) -> None:
         """`replica` is this replica's name in a tier ("" for a lone referee), and
-        `replicas` the tier's live replicas that take sessions, named in `Welcome`."""
+        `replicas` the tier's live replicas that take sessions, named in `Welcome`;
+        `refused` tells the referee (in a tier, every replica) that a session could not
+        open for the arena's fault (the hub's `refused` by default)."""
         self._settings = settings
         self._store = store
         self._hub = hub
@@ -80,6 +85,7 @@ class BotService(pb_grpc.BotServiceServicer):
         self._metrics = metrics
         self._replica = replica
         self._replicas = replicas
+        self._refused = refused or hub.refused
         # Per bot; in a tier, counted across the replicas (the bot may reach any), or on
         # the replica a session asks for (see Session).
         self._opens = opens or LocalAllowance(settings.session_opens_per_minute)
@@ -127,7 +133,10 @@ class BotService(pb_grpc.BotServiceServicer):
         # message passes through (grpc.aio's request iterator, the responses' generator,
         # referee.decoding's guard around either) is a step of Python per message. What
         # context.read() returns is the guard's lenient parse: an Undecodable comes here.
-        found = await self._gate.bot(context)
+        try:
+            found = await self._gate.bot(context)
+        except DBAPIError as error:
+            await self._kept_out(context, error, hello_read=False)
         if isinstance(found, str):
             await self._refuse(context, grpc.StatusCode.UNAUTHENTICATED, found)
         bot, token = found
@@ -180,7 +189,13 @@ class BotService(pb_grpc.BotServiceServicer):
         session = self._hub.open(
             bot.id, capacity, hello.observation_json, credential, hello.instance
         )
-        if await asyncio.to_thread(self._store.bot_by_token, token) is None:
+        try:
+            current = await asyncio.to_thread(self._store.bot_by_token, token)
+        except DBAPIError as error:
+            # Whether the token was rotated meanwhile cannot be told: not opened after all.
+            self._hub.close(session)
+            await self._kept_out(context, error, hello_read=True)
+        if current is None:
             # Rotated while this session opened: the rotation's revoke came before it.
             self._hub.revoke(bot.id, credential)
         self._metrics.bots_connected.set(len(self._hub.connected()))
@@ -209,6 +224,24 @@ class BotService(pb_grpc.BotServiceServicer):
             self._hub.close(session)
             self._metrics.bots_connected.set(len(self._hub.connected()))
             self._metrics.disconnects.inc()
+
+    async def _kept_out(
+        self,
+        context: grpc.aio.ServicerContext[object, object],
+        error: DBAPIError,
+        *,
+        hello_read: bool,
+    ) -> NoReturn:
+        """End a session the database failed to open. The bot it was is not known, so
+        the referee is told that some bot was kept out: an absent seat is no bot's fault
+        meanwhile (`sessions.absence_wait`)."""
+        self._refused()
+        if not hello_read:
+            # As `_refuse` does: after the Hello, the status reaches the bot intact.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(context.read(), REFUSAL_HELLO_WAIT_S)
+        await database_failed(context, "Session", error)
+        raise AssertionError("abort returns only by raising")
 
     async def _refuse(
         self,

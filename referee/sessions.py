@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from ladder.records import Notice
-from referee.channels import ActRequest, Answer, SeatGone, SeatTimeout
+from referee.channels import ActRequest, Answer, SeatGone, SeatTimeout, SessionsRefused
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,11 @@ held up: a paused or CPU-starved process, a long collection), not merely busy.""
 EXTENSIONS = 3
 """How many times one deadline waits again for a stalled referee: a loop late by more than
 STALL_S turn after turn is overloaded, and a bot's move is not held open for good."""
+
+
+REFUSALS_TOLD_EVERY_S = 0.5
+"""A replica of a tier tells the others of the sessions it refused for the arena's fault at
+most this often; so an absence is matched with refusals up to this much before it too."""
 
 
 class Deadline:
@@ -204,6 +209,7 @@ class SessionHub:
         self.on_close: list[Callable[[Session], None]] = []
         self._sessions: dict[str, Session] = {}
         self._absent_since: dict[str, float] = {}
+        self._refused_at: float | None = None
         self._changed: asyncio.Future[None] | None = None
 
     def open(
@@ -261,6 +267,18 @@ class SessionHub:
         since = self._absent_since.setdefault(bot_id, self._clock())
         return self._clock() - since
 
+    def refused(self) -> None:
+        """A session could not open for a fault of the arena's (its database failed)."""
+        self._refused_at = self._clock()
+
+    def refused_within(self, seconds: float) -> bool:
+        """Whether a session was refused for the arena's fault in the last `seconds`: a bot
+        away that long may have been one kept out (who asked is not known without the
+        database), and its absence is not its fault."""
+        if self._refused_at is None:
+            return False
+        return self._clock() - self._refused_at <= seconds + REFUSALS_TOLD_EVERY_S
+
     def changed(self) -> asyncio.Future[None]:
         """A future done when a session next opens or closes.
 
@@ -285,15 +303,21 @@ class SessionHub:
             self._changed.set_result(None)
 
 
-def absence_wait(absent_s: float, grace_s: float, remaining_s: float) -> float:
+def absence_wait(absent_s: float, grace_s: float, remaining_s: float, hub: SessionHub) -> float:
     """How long to wait for a bot away for `absent_s` to come back.
 
     Raises SeatGone once it has been away for the grace period, and SeatTimeout
-    once the move's deadline has passed.
+    once the move's deadline has passed; but SessionsRefused instead of either when
+    `hub` refused a session for the arena's fault meanwhile (it may have been this bot's).
     """
-    if absent_s >= grace_s:
-        raise SeatGone(f"disconnected for {absent_s:.1f} s (grace {grace_s:g} s)")
-    if remaining_s <= 0:
+    if absent_s >= grace_s or remaining_s <= 0:
+        if hub.refused_within(absent_s):
+            raise SessionsRefused(
+                f"the bot was away {absent_s:.1f} s while the referee refused sessions "
+                "(its database was unavailable)"
+            )
+        if absent_s >= grace_s:
+            raise SeatGone(f"disconnected for {absent_s:.1f} s (grace {grace_s:g} s)")
         raise SeatTimeout()
     return min(remaining_s, grace_s - absent_s)
 
@@ -321,7 +345,8 @@ class LocalSeatChannel:
             session = self._hub.get(self.bot_id)
             if session is None:
                 absent = self._hub.absent_for(self.bot_id)
-                await self._hub.wait_change(absence_wait(absent, self._grace_s, remaining))
+                wait = absence_wait(absent, self._grace_s, remaining, self._hub)
+                await self._hub.wait_change(wait)
                 continue
             answer = await session.ask(request, remaining)
             if answer is not None:

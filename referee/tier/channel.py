@@ -160,7 +160,7 @@ class RelaySeatChannel:
         now = self._clock()
         if self._absent_since is None:
             self._absent_since = now
-        wait = absence_wait(now - self._absent_since, self._grace_s, remaining)
+        wait = absence_wait(now - self._absent_since, self._grace_s, remaining, self._hub)
         # Polled: a bot coming back to another replica wakes nothing here.
         await self._hub.wait_change(min(wait, POLL_S))
 

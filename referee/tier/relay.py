@@ -28,6 +28,8 @@ it sent that request to):
 - `notice`: pass this notice on to the bot;
 - `revoke`: end the bot's session if it was opened with this token (hash):
   the token was rotated;
+- `refused`: the sender refused a session for the arena's fault (its database
+  failed): a seat away meanwhile is not struck but its match aborted;
 - `ended`: a match this replica played has ended (whoever waits for it here
   reads the database now instead of at its next poll);
 - `call` / `reply`: run a function of the receiver (StartMatch placement) and
@@ -299,6 +301,11 @@ class Relay:
         for replica in replicas:
             self.push(replica, {"kind": "revoke", "bot": bot_id, "credential": credential})
 
+    def refused(self, replicas: list[str]) -> None:
+        """Tell `replicas` that this one refused a session for the arena's fault."""
+        for replica in replicas:
+            self.push(replica, {"kind": "refused"})
+
     def announce_end(self, match_id: str, replicas: list[str]) -> None:
         """Tell `replicas` that `match_id`, played here, has ended."""
         for replica in replicas:
@@ -415,6 +422,8 @@ class Relay:
                 session.send(notice_from_json(message["notice"]))
         elif kind == "revoke":
             self._hub.revoke(message["bot"], message["credential"])
+        elif kind == "refused":
+            self._hub.refused()
         elif kind == "ended":
             for listener in self.on_ended:
                 listener(message["id"])

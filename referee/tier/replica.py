@@ -339,6 +339,16 @@ class Tier:
         peers = [replica.name for replica in live if replica.name != self.replica]
         self.relay.revoke(bot_id, credential, peers)
 
+    def sessions_refused(self) -> None:
+        """A session could not open here for the arena's fault; the bot it was may have a
+        seat in a match on any replica, so each is told (at most every
+        `REFUSALS_TOLD_EVERY_S`: a bot retries often, and so do many)."""
+        told = self.hub.refused_within(0.0)  # within REFUSALS_TOLD_EVERY_S, that is
+        self.hub.refused()
+        if not told:
+            peers = [replica.name for replica in self.live if replica.name != self.replica]
+            self.relay.refused(peers)
+
     def match_ended(self, match_id: str) -> None:
         """Tell the other replicas, where a caller may wait for it, that a match ended."""
         peers = [replica.name for replica in self.live if replica.name != self.replica]

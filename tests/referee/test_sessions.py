@@ -1,9 +1,12 @@
-"""A session's deadline when the referee's own loop stood still past it.
+"""A seat's move when the fault is the referee's: its loop stood still, or its database
+kept the bot out.
 
 The loop is held up by a blocking sleep (as a stopped, starved or collecting
 process would be). The bot's answer came meanwhile, and is handed on after
 the deadline's timer has had its turn, as grpc.aio's tasks hand on a read:
-the time the referee did not run is not the bot's.
+the time the referee did not run is not the bot's. A bot away while the
+referee refused sessions for its database's failure may have been kept out:
+its seat aborts the match (SessionsRefused) instead of a timeout or a forfeit.
 """
 
 from __future__ import annotations
@@ -13,8 +16,14 @@ import time
 
 import pytest
 
-from referee.channels import Answer, SeatTimeout
-from referee.sessions import EXTENSIONS, Session
+from referee.channels import Answer, SeatGone, SeatTimeout, SessionsRefused
+from referee.sessions import (
+    EXTENSIONS,
+    REFUSALS_TOLD_EVERY_S,
+    LocalSeatChannel,
+    Session,
+    SessionHub,
+)
 from tests.referee.test_tier import act
 from tests.support.aio import run
 
@@ -78,5 +87,54 @@ def test_a_loop_late_turn_after_turn_does_not_hold_a_move_open_for_good() -> Non
         with pytest.raises(SeatTimeout):
             await asking
         assert stalls <= 2 * (EXTENSIONS + 2), stalls
+
+    run(test)
+
+
+class Clock:
+    """A clock the test moves."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_seat_away_while_sessions_were_refused_aborts_rather_than_strikes() -> None:
+    async def test() -> None:
+        clock = Clock()
+        hub = SessionHub(clock)
+        channel = LocalSeatChannel(hub, "bot", grace_s=5.0, clock=clock)
+        hub.close(hub.open("bot", 1))
+        clock.now += 1.0
+        with pytest.raises(SeatTimeout):  # away, no refusal: the bot's own absence
+            await channel.act(act("r1"), 0)
+        hub.refused()  # some session, whose is not known, could not open
+        clock.now += 1.0
+        with pytest.raises(SessionsRefused):
+            await channel.act(act("r2"), 0)
+        clock.now += 4.0  # past the grace: not a forfeit either
+        with pytest.raises(SessionsRefused):
+            await channel.act(act("r3"), 30)
+
+    run(test)
+
+
+def test_a_refusal_before_the_bot_left_is_not_its_excuse() -> None:
+    async def test() -> None:
+        clock = Clock()
+        hub = SessionHub(clock)
+        channel = LocalSeatChannel(hub, "bot", grace_s=1.0, clock=clock)
+        session = hub.open("bot", 1)
+        hub.refused()
+        clock.now += REFUSALS_TOLD_EVERY_S + 0.1
+        hub.close(session)
+        clock.now += 0.5
+        with pytest.raises(SeatTimeout):
+            await channel.act(act("r1"), 0)
+        clock.now += 1.0
+        with pytest.raises(SeatGone):
+            await channel.act(act("r2"), 30)
 
     run(test)

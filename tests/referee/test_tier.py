@@ -18,7 +18,7 @@ import pytest
 from ladder.errors import QuotaExceeded
 from ladder.records import GameStart, Match, MatchRequest
 from ladder.store import Conflict
-from referee.channels import ActRequest, Answer, SeatGone, SeatTimeout
+from referee.channels import ActRequest, Answer, SeatGone, SeatTimeout, SessionsRefused
 from referee.matches import BadMatch
 from referee.metrics import RefereeMetrics
 from referee.sessions import Session, SessionHub
@@ -276,6 +276,37 @@ def test_a_bot_that_is_nowhere_has_the_grace_period(redis_server: RedisServer) -
             # Within the grace, a short deadline is a plain timeout.
             with pytest.raises(SeatTimeout):
                 await a.seats.channel("absent").act(act("r2"), 0.2)
+
+    run(test)
+
+
+def test_a_refusal_on_one_replica_excuses_an_absence_on_the_others(
+    redis_server: RedisServer,
+) -> None:
+    """b's database failed to open a session, whose is not known: a seat on a, away
+    meanwhile, aborts its match (SessionsRefused) where it would have timed out."""
+
+    async def test() -> None:
+        async with tiers(redis_server, "a", "b") as (a, b):
+            await a.beat()
+            await b.beat()
+            told: list[str] = []
+
+            def record(replica: str, message: dict[str, Any]) -> bool:
+                told.append(message["kind"])
+                return False  # sent on
+
+            b.relay.fault = record
+            b.sessions_refused()
+            b.sessions_refused()  # a bot retrying at once: the tier is told once
+            assert told == ["refused"]
+
+            async def heard() -> bool:
+                return a.hub.refused_within(1.0)
+
+            await eventually(heard, "replica a to hear of b's refusal")
+            with pytest.raises(SessionsRefused):
+                await a.seats.channel("absent").act(act("r1"), 0.2)
 
     run(test)
 

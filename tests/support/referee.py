@@ -324,13 +324,15 @@ def running_referee(workdir: Path, *extra: str) -> Iterator[RefereeProc]:
         procs.close()
 
 
-def launch_referee(workdir: Path, procs: Processes, *extra: str) -> RefereeProc:
-    """Start `arena referee` on a free loopback port; wait until it serves."""
+def launch_referee(
+    workdir: Path, procs: Processes, *extra: str, db: str | None = None
+) -> RefereeProc:
+    """Start `arena referee` on a free loopback port, on `db` (by default a new SQLite
+    database in `workdir`); wait until it serves."""
     port = free_port()
     address = f"127.0.0.1:{port}"
-    proc = procs.start(
-        "referee", referee_command(address, f"sqlite:///{workdir / 'arena.db'}", *extra)
-    )
+    db = db or f"sqlite:///{workdir / 'arena.db'}"
+    proc = procs.start("referee", referee_command(address, db, *extra))
     referee = RefereeProc(address, proc, workdir / "referee.log", workdir, procs)
 
     def serving() -> bool:

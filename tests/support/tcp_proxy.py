@@ -1,0 +1,101 @@
+"""A TCP proxy a test can cut: a database or any other service that goes away and comes back.
+
+`cut()` resets every connection through it and refuses new ones (connection refused), as
+a service that failed over or a network that dropped it; `restore()` takes connections
+again on the same port.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import struct
+import threading
+
+from tests.support.processes import free_port
+
+CHUNK = 64 * 1024
+POLL_S = 0.1
+"""How often the accepting thread looks whether it should stop: a bound on its loop."""
+
+
+def _reset(sock: socket.socket) -> None:
+    """Close with a reset (linger 0), as a dead peer's network answers, not a clean end."""
+    with contextlib.suppress(OSError):
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    with contextlib.suppress(OSError):
+        sock.close()
+
+
+class TcpProxy:
+    """Forwards 127.0.0.1:`port` to `target_host`:`target_port` until cut."""
+
+    def __init__(self, target_host: str, target_port: int) -> None:
+        self.port = free_port()
+        self._target = (target_host, target_port)
+        self._lock = threading.Lock()
+        self._sockets: set[socket.socket] = set()
+        self._listener: socket.socket | None = None
+        self._accepting: threading.Thread | None = None
+        self._open = False
+        self.restore()
+
+    def restore(self) -> None:
+        """Take connections again."""
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", self.port))
+        listener.listen(64)
+        listener.settimeout(POLL_S)
+        with self._lock:
+            self._listener = listener
+            self._open = True
+        self._accepting = threading.Thread(target=self._accept, args=(listener,), daemon=True)
+        self._accepting.start()
+
+    def cut(self) -> None:
+        """Reset every connection and refuse new ones."""
+        with self._lock:
+            self._open = False
+            sockets, self._sockets = self._sockets, set()
+        if self._accepting is not None:
+            self._accepting.join()
+        for sock in sockets:
+            _reset(sock)
+
+    def close(self) -> None:
+        if self._open:
+            self.cut()
+
+    def _accept(self, listener: socket.socket) -> None:
+        try:
+            while self._open:
+                try:
+                    client, _ = listener.accept()
+                except TimeoutError:
+                    continue
+                try:
+                    server = socket.create_connection(self._target, timeout=5)
+                except OSError:
+                    _reset(client)
+                    continue
+                client.settimeout(None)
+                server.settimeout(None)
+                with self._lock:
+                    if not self._open:
+                        _reset(client)
+                        _reset(server)
+                        break
+                    self._sockets |= {client, server}
+                for source, sink in ((client, server), (server, client)):
+                    threading.Thread(target=self._pump, args=(source, sink), daemon=True).start()
+        finally:
+            listener.close()
+
+    def _pump(self, source: socket.socket, sink: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while data := source.recv(CHUNK):
+                sink.sendall(data)
+        # One side ended (or the cut closed them): end the other too.
+        with contextlib.suppress(OSError):
+            sink.shutdown(socket.SHUT_WR)
