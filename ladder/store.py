@@ -209,6 +209,11 @@ class Store:
         """Release the database connections."""
         self.engine.dispose()
 
+    def ping(self) -> None:
+        """One round trip to the database; raises its OperationalError if it is unavailable."""
+        with self.engine.connect() as connection:
+            connection.execute(select(1))
+
     @contextmanager
     def session(self) -> Iterator[Session]:
         """One transaction: committed on success, rolled back on error."""

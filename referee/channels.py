@@ -41,7 +41,7 @@ class RelayUnavailable(ArenaFault):
 
 class SessionsRefused(ArenaFault):
     """The bot was away while a referee refused sessions for a fault of its own (its
-    database failed to check a token): the bot may have been kept out."""
+    database failed to read a token, or did not answer): the bot may have been kept out."""
 
     what = "sessions refused"
 

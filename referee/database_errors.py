@@ -21,7 +21,7 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 
 from referee.handler_rewrites import HandlerRewrite, async_behaviours
 
-log = logging.getLogger("arena.referee")
+log = logging.getLogger(__name__)
 
 DATABASE_UNAVAILABLE = (
     "the referee's database is unavailable (the arena's fault, not the caller's); "
@@ -42,8 +42,12 @@ class DatabaseErrors(HandlerRewrite):
         )
 
 
-async def database_failed(context: Any, method: str, error: DBAPIError) -> None:
-    """End the call UNAVAILABLE (the database is unavailable) or INTERNAL, logging why."""
+async def database_failed(context: Any, method: str, error: DBAPIError | TimeoutError) -> None:
+    """End the call UNAVAILABLE (the database is unavailable, or did not answer in the
+    caller's time: a TimeoutError) or INTERNAL, logging why."""
+    if isinstance(error, TimeoutError):
+        log.warning("%s: the database did not answer in time", method)
+        await context.abort(grpc.StatusCode.UNAVAILABLE, DATABASE_UNAVAILABLE)
     if isinstance(error, OperationalError):
         log.warning("%s: the database is unavailable (%s)", method, error.orig)
         await context.abort(grpc.StatusCode.UNAVAILABLE, DATABASE_UNAVAILABLE)

@@ -29,6 +29,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from prometheus_client import start_http_server
 from redis.exceptions import RedisError
+from sqlalchemy.exc import OperationalError
 
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
@@ -181,7 +182,15 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
             "marked %d matches aborted from an earlier run: %s", len(aborted), ", ".join(aborted)
         )
     metrics = metrics or RefereeMetrics.create()
-    hub = SessionHub()
+
+    async def database_answers() -> bool:
+        try:
+            await asyncio.to_thread(store.ping)
+        except OperationalError:
+            return False
+        return True
+
+    hub = SessionHub(probe=database_answers)
     limits = Limits(time_bank_ms=settings.time_bank_ms, max_strikes=settings.max_strikes)
     tier: Tier | None = None
     seats: Seats = LocalSeats(hub, settings.grace_s, settings.replica_name)

@@ -7,8 +7,8 @@ import contextlib
 import functools
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Sequence
-from typing import NoReturn
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import NoReturn, TypeVar
 
 import grpc
 from sqlalchemy.exc import DBAPIError
@@ -38,12 +38,13 @@ from referee.limits import Allowance, KeyedBuckets, LocalAllowance, TokenBucket
 from referee.matches import BadMatch, MatchManager, Starter, Unavailable
 from referee.metrics import RefereeMetrics
 from referee.public import MAX_WATCHERS_PER_ADDRESS, TooManyWatchers, WatchUnavailable
-from referee.sessions import Problem, SessionHub
+from referee.sessions import TOKEN_READ_S, Problem, SessionHub
 from referee.sessions import Session as BotSession
 from referee.settings import RefereeSettings
 
 HELLO_TIMEOUT_S = 10.0
 REFUSAL_HELLO_WAIT_S = 1.0
+T = TypeVar("T")
 """How long a session refused before it opens may take to send its Hello before the
 refusal is sent anyway (a bot sends it at once)."""
 EOF: object = grpc.aio.EOF  # type: ignore[attr-defined]  # not in grpc's stubs
@@ -133,10 +134,9 @@ class BotService(pb_grpc.BotServiceServicer):
         # message passes through (grpc.aio's request iterator, the responses' generator,
         # referee.decoding's guard around either) is a step of Python per message. What
         # context.read() returns is the guard's lenient parse: an Undecodable comes here.
-        try:
-            found = await self._gate.bot(context)
-        except DBAPIError as error:
-            await self._kept_out(context, error, hello_read=False)
+        found = await self._token_read(self._gate.bot(context))
+        if isinstance(found, DBAPIError | TimeoutError):
+            await self._kept_out(context, found, hello_read=False)
         if isinstance(found, str):
             await self._refuse(context, grpc.StatusCode.UNAUTHENTICATED, found)
         bot, token = found
@@ -189,12 +189,11 @@ class BotService(pb_grpc.BotServiceServicer):
         session = self._hub.open(
             bot.id, capacity, hello.observation_json, credential, hello.instance
         )
-        try:
-            current = await asyncio.to_thread(self._store.bot_by_token, token)
-        except DBAPIError as error:
+        current = await self._token_read(asyncio.to_thread(self._store.bot_by_token, token))
+        if isinstance(current, DBAPIError | TimeoutError):
             # Whether the token was rotated meanwhile cannot be told: not opened after all.
             self._hub.close(session)
-            await self._kept_out(context, error, hello_read=True)
+            await self._kept_out(context, current, hello_read=True)
         if current is None:
             # Rotated while this session opened: the rotation's revoke came before it.
             self._hub.revoke(bot.id, credential)
@@ -225,17 +224,25 @@ class BotService(pb_grpc.BotServiceServicer):
             self._metrics.bots_connected.set(len(self._hub.connected()))
             self._metrics.disconnects.inc()
 
+    async def _token_read(self, read: Awaitable[T]) -> T | DBAPIError | TimeoutError:
+        """What `read`, a look-up of a session's token, returns, or how the database failed
+        it (in TOKEN_READ_S at most). A failure tells the referee that a session was
+        refused for the arena's fault: the bot it was is not known, and a seat that is
+        away is no bot's fault meanwhile (`sessions.Absence`)."""
+        try:
+            return await asyncio.wait_for(read, TOKEN_READ_S)
+        except (DBAPIError, TimeoutError) as error:
+            self._refused()
+            return error
+
     async def _kept_out(
         self,
         context: grpc.aio.ServicerContext[object, object],
-        error: DBAPIError,
+        error: DBAPIError | TimeoutError,
         *,
         hello_read: bool,
     ) -> NoReturn:
-        """End a session the database failed to open. The bot it was is not known, so
-        the referee is told that some bot was kept out: an absent seat is no bot's fault
-        meanwhile (`sessions.absence_wait`)."""
-        self._refused()
+        """End a session whose token the database could not read."""
         if not hello_read:
             # As `_refuse` does: after the Hello, the status reaches the bot intact.
             with contextlib.suppress(TimeoutError):

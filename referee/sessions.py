@@ -9,9 +9,10 @@ that reconnects within the grace period resumes its seats.
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 
 from ladder.records import Notice
@@ -58,6 +59,11 @@ EXTENSIONS = 3
 STALL_S turn after turn is overloaded, and a bot's move is not held open for good."""
 
 
+TOKEN_READ_S = 1.0
+"""How long a session's opening waits for the database to read its token (a look-up by
+an index: milliseconds). A database that does not answer in this time (a network that
+drops its packets, a stopped host) is unavailable: the session is refused as when it
+fails at once, and the bot retries."""
 REFUSALS_TOLD_EVERY_S = 0.5
 """A replica of a tier tells the others of the sessions it refused for the arena's fault at
 most this often; so an absence is matched with refusals up to this much before it too."""
@@ -203,8 +209,14 @@ def _expire(future: asyncio.Future[Answer]) -> None:
 class SessionHub:
     """The sessions of this referee, one per bot, and when each bot left."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        clock: Callable[[], float] = time.monotonic,
+        probe: Callable[[], Awaitable[bool]] | None = None,
+    ) -> None:
+        """`probe` asks the database whether it answers (see `Absence`)."""
         self._clock = clock
+        self._probe = probe
         self.on_open: list[Callable[[Session], None]] = []
         self.on_close: list[Callable[[Session], None]] = []
         self._sessions: dict[str, Session] = {}
@@ -267,6 +279,15 @@ class SessionHub:
         since = self._absent_since.setdefault(bot_id, self._clock())
         return self._clock() - since
 
+    async def database_answers(self) -> bool:
+        """Whether the database answers now, within TOKEN_READ_S (True with no probe)."""
+        if self._probe is None:
+            return True
+        try:
+            return await asyncio.wait_for(self._probe(), TOKEN_READ_S)
+        except TimeoutError:
+            return False
+
     def refused(self) -> None:
         """A session could not open for a fault of the arena's (its database failed)."""
         self._refused_at = self._clock()
@@ -313,13 +334,37 @@ def absence_wait(absent_s: float, grace_s: float, remaining_s: float, hub: Sessi
     if absent_s >= grace_s or remaining_s <= 0:
         if hub.refused_within(absent_s):
             raise SessionsRefused(
-                f"the bot was away {absent_s:.1f} s while the referee refused sessions "
-                "(its database was unavailable)"
+                f"the bot was away {absent_s:.1f} s while the referee's database was "
+                "unavailable: it could not let the bot in"
             )
         if absent_s >= grace_s:
             raise SeatGone(f"disconnected for {absent_s:.1f} s (grace {grace_s:g} s)")
         raise SeatTimeout()
     return min(remaining_s, grace_s - absent_s)
+
+
+class Absence:
+    """One move's wait for a bot that is away, and the verdict when its time is up."""
+
+    def __init__(self, hub: SessionHub, grace_s: float, poll_s: float = math.inf) -> None:
+        self._hub = hub
+        self._grace_s = grace_s
+        self._poll_s = poll_s
+        self._asked = False
+
+    async def wait(self, absent_s: float, remaining_s: float) -> None:
+        """Until a session opens or closes (or `poll_s` passes); or raises the verdict of
+        `absence_wait`. Before the verdict, once, it asks whether the database answers:
+        one that does not (down, or silent on a network that drops its packets) cannot
+        read a token now, on this replica or any other, and may be keeping the bot out.
+        That counts as a session refused for the arena's fault."""
+        if (absent_s >= self._grace_s or remaining_s <= 0) and not self._asked:
+            self._asked = True
+            if not await self._hub.database_answers():
+                self._hub.refused()
+            return
+        wait = absence_wait(absent_s, self._grace_s, remaining_s, self._hub)
+        await self._hub.wait_change(min(wait, self._poll_s))
 
 
 class LocalSeatChannel:
@@ -340,13 +385,13 @@ class LocalSeatChannel:
     async def act(self, request: ActRequest, timeout_s: float) -> Answer:
         """Ask the bot, waiting through reconnects until the deadline."""
         deadline = self._clock() + timeout_s
+        away: Absence | None = None  # made only when the bot is away: not on every move
         while True:
             remaining = deadline - self._clock()
             session = self._hub.get(self.bot_id)
             if session is None:
-                absent = self._hub.absent_for(self.bot_id)
-                wait = absence_wait(absent, self._grace_s, remaining, self._hub)
-                await self._hub.wait_change(wait)
+                away = away or Absence(self._hub, self._grace_s)
+                await away.wait(self._hub.absent_for(self.bot_id), remaining)
                 continue
             answer = await session.ask(request, remaining)
             if answer is not None:

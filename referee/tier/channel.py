@@ -34,7 +34,7 @@ from redis.exceptions import RedisError
 from ladder.records import Notice
 from referee.channels import ActRequest, Answer, RelayUnavailable, SeatGone, SeatTimeout
 from referee.metrics import RefereeMetrics
-from referee.sessions import SessionHub, absence_wait
+from referee.sessions import Absence, SessionHub
 from referee.tier.registry import Holder, Registry, Replica
 from referee.tier.relay import Asked, Outcome, Relay
 
@@ -109,6 +109,7 @@ class RelaySeatChannel:
         deadline = self._clock() + timeout_s
         fresh = False
         orphaned = False  # the bot's replica died while this request waited for it
+        away: Absence | None = None  # made only when the bot is away: not on every move
         try:
             while True:
                 remaining = deadline - self._clock()
@@ -127,7 +128,9 @@ class RelaySeatChannel:
                 if holder is None or holder.stale or holder.replica == self._relay.replica:
                     # Nowhere, on a dead replica, or the registry still names this
                     # replica's closed session.
-                    await self._wait_away(remaining)
+                    # Polled: a bot coming back to another replica wakes nothing here.
+                    away = away or Absence(self._hub, self._grace_s, POLL_S)
+                    await self._wait_away(away, remaining)
                     continue
                 self._absent_since = None
                 if remaining <= 0:
@@ -156,13 +159,11 @@ class RelaySeatChannel:
                     ) from error
                 await asyncio.sleep(POLL_S)
 
-    async def _wait_away(self, remaining: float) -> None:
+    async def _wait_away(self, away: Absence, remaining: float) -> None:
         now = self._clock()
         if self._absent_since is None:
             self._absent_since = now
-        wait = absence_wait(now - self._absent_since, self._grace_s, remaining, self._hub)
-        # Polled: a bot coming back to another replica wakes nothing here.
-        await self._hub.wait_change(min(wait, POLL_S))
+        await away.wait(now - self._absent_since, remaining)
 
     async def _relayed(self, holder: Holder, request: ActRequest, deadline: float) -> Answer | Away:
         """The answer through `holder`'s replica, or why the bot may be elsewhere now."""

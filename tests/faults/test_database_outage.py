@@ -1,9 +1,10 @@
 """A database that goes away is the arena's fault, never a bot's.
 
 The referee runs on PostgreSQL through a TCP proxy the test cuts (every
-connection reset, new ones refused), as a database that fails over or a
-network that drops it. A bot that restarts meanwhile cannot open a session:
-the referee cannot read its token. Which bot it was is not known, but its
+connection reset, new ones refused), as a database that fails over, or
+freezes (nothing passes, nothing ends), as a network that drops packets
+silently. A bot that restarts meanwhile cannot open a session: the referee
+cannot read its token (at once, or within `TOKEN_READ_S`). Which bot it was is not known, but its
 seat in a match is not struck for the absence: the match is aborted, to be
 played again. The bot is told UNAVAILABLE in one line, and no caller ever
 reads the database's address in an error.
@@ -50,20 +51,24 @@ def outage(tmp_path: Path) -> Iterator[tuple[RefereeProc, list[BotHandle], TcpPr
             proxy.close()
 
 
+@pytest.mark.parametrize("fault", ["cut", "freeze"])
 def test_a_bot_kept_out_by_the_database_is_not_struck(
-    outage: tuple[RefereeProc, list[BotHandle], TcpProxy],
+    outage: tuple[RefereeProc, list[BotHandle], TcpProxy], fault: str
 ) -> None:
     referee, bots, proxy = outage
     match_id = "outage-" + uuid.uuid4().hex[:10]
     referee.start_match(match_id, GAME, bots, options={"rounds": "100"})
     wait_until(lambda: referee.match(match_id).status == "running", 30, "the match to start")
 
-    proxy.cut()
-    # Any call the database fails is UNAVAILABLE in one line, without the database's address.
-    with pytest.raises(grpc.RpcError) as refused:
-        referee.match(match_id)
-    assert refused.value.code() == grpc.StatusCode.UNAVAILABLE, refused.value
-    assert refused.value.details() == DATABASE_UNAVAILABLE
+    if fault == "cut":
+        proxy.cut()
+        # Any call the database fails is UNAVAILABLE in one line, without its address.
+        with pytest.raises(grpc.RpcError) as refused:
+            referee.match(match_id)
+        assert refused.value.code() == grpc.StatusCode.UNAVAILABLE, refused.value
+        assert refused.value.details() == DATABASE_UNAVAILABLE
+    else:
+        proxy.freeze()
     # The first bot restarts: the referee cannot read its token, and its seat waits for it.
     kept_out = bots[0]
     assert kept_out.proc is not None
@@ -83,7 +88,10 @@ def test_a_bot_kept_out_by_the_database_is_not_struck(
         30,
         "the match to be aborted",
     )
-    proxy.restore()
+    if fault == "cut":
+        proxy.restore()
+    else:
+        proxy.thaw()
 
     match = referee.wait_match(match_id)
     assert match.status == "aborted", (match.status, match.reason, referee.log_tail())

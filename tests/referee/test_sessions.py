@@ -138,3 +138,24 @@ def test_a_refusal_before_the_bot_left_is_not_its_excuse() -> None:
             await channel.act(act("r2"), 30)
 
     run(test)
+
+
+@pytest.mark.parametrize("database", ["answers", "fails", "is silent"])
+def test_a_verdict_on_a_seat_away_asks_the_database_first(database: str) -> None:
+    """A database that does not answer when an away seat's time is up may be keeping the
+    bot out, here or on another replica: not the bot's fault."""
+
+    async def probe() -> bool:
+        if database == "is silent":
+            await asyncio.Event().wait()  # a network that drops the packets
+        return database == "answers"
+
+    async def test() -> None:
+        hub = SessionHub(probe=probe)
+        channel = LocalSeatChannel(hub, "bot", grace_s=5.0)
+        hub.close(hub.open("bot", 1))
+        expected = SeatTimeout if database == "answers" else SessionsRefused
+        with pytest.raises(expected):
+            await channel.act(act("r1"), DEADLINE_S)
+
+    run(test)

@@ -2,7 +2,9 @@
 
 `cut()` resets every connection through it and refuses new ones (connection refused), as
 a service that failed over or a network that dropped it; `restore()` takes connections
-again on the same port.
+again on the same port. `freeze()` passes nothing on, either way, on every connection old
+or new, which stay open, as a network that drops packets silently (or a stopped host);
+`thaw()` passes on what was held back and all that follows.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ class TcpProxy:
         self._listener: socket.socket | None = None
         self._accepting: threading.Thread | None = None
         self._open = False
+        self._flowing = threading.Event()
+        self._flowing.set()
         self.restore()
 
     def restore(self) -> None:
@@ -63,7 +67,15 @@ class TcpProxy:
         for sock in sockets:
             _reset(sock)
 
+    def freeze(self) -> None:
+        """Pass nothing on until `thaw`; connections stay open."""
+        self._flowing.clear()
+
+    def thaw(self) -> None:
+        self._flowing.set()
+
     def close(self) -> None:
+        self._flowing.set()
         if self._open:
             self.cut()
 
@@ -95,6 +107,7 @@ class TcpProxy:
     def _pump(self, source: socket.socket, sink: socket.socket) -> None:
         with contextlib.suppress(OSError):
             while data := source.recv(CHUNK):
+                self._flowing.wait()
                 sink.sendall(data)
         # One side ended (or the cut closed them): end the other too.
         with contextlib.suppress(OSError):
