@@ -14,7 +14,9 @@ exactly once, whatever the fault.
 (6) SIGTERM to `arena referee --processes 2` mid-match: the processes drain one at a time, no
     bot forfeits, and whoever waits on the match gets its result or "ask again";
 (7) each replica paused (SIGSTOP) for a moment mid-tournament, a few times: no match is
-    aborted, no bot struck.
+    aborted, no bot struck;
+(8) the relay's Redis silent mid-tournament (every connection to it frozen, as a network
+    that drops its packets): no bot struck.
 """
 
 from __future__ import annotations
@@ -35,15 +37,18 @@ from typing import Any
 
 import grpc
 import pytest
+import redis
 from sqlalchemy import select
 
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
 from ladder.models import MatchRow
+from referee.tier.registry import slots_key
 from tests.support.faults import Ledger, check_exact
 from tests.support.processes import ARENA, Processes, pause, wait_exit, wait_until
 from tests.support.referee import launch_referee, result_of
 from tests.support.services import RedisServer
+from tests.support.tcp_proxy import TcpProxy
 from tests.support.tier import REPLICAS, TierArena
 
 FINISH_S = 120.0
@@ -71,6 +76,22 @@ def tier(tmp_path: Path, redis_server: RedisServer) -> Iterator[TierArena]:
 
 
 @pytest.fixture
+def relayed(tmp_path: Path, redis_server: RedisServer) -> Iterator[tuple[TierArena, TcpProxy]]:
+    """Replicas A and B, which reach the relay's Redis through a proxy (the broker directly)."""
+    proxy = TcpProxy("127.0.0.1", redis_server.port)
+    procs = Processes(tmp_path)
+    try:
+        arena = TierArena(tmp_path, procs, redis_server, relay_port=proxy.port)
+        try:
+            yield arena, proxy
+        finally:
+            arena.close()
+    finally:
+        procs.close()
+        proxy.close()
+
+
+@pytest.fixture
 def tier_processes(tmp_path: Path, redis_server: RedisServer) -> Iterator[TierArena]:
     """`arena referee --processes 2`: replicas R.0 and R.1."""
     yield from arena_of(tmp_path, redis_server, processes=True)
@@ -83,6 +104,15 @@ def results(arena: TierArena, match_ids: list[str]) -> dict[str, dict[str, Any]]
             select(MatchRow.id, MatchRow.result).where(MatchRow.id.in_(match_ids))
         ).all()
     return {match_id: dict(result or {}) for match_id, result in rows}
+
+
+def slots_held(arena: TierArena) -> int:
+    """How many (bot, match) slots the relay's Redis holds, read from it directly."""
+    client = redis.Redis(port=arena.redis.port, db=1)
+    try:
+        return sum(client.zcard(key) for key in client.scan_iter(slots_key("*")))
+    finally:
+        client.close()
 
 
 def forfeits(arena: TierArena, match_ids: list[str]) -> dict[str, list[str]]:
@@ -412,3 +442,29 @@ def test_a_bot_that_moves_mid_turn_answers_the_request_sent_again(
         bot.leave()
     finally:
         procs.close()
+
+
+@pytest.mark.parametrize("silent_s", [2.0, 8.0])
+def test_a_relay_that_falls_silent_strikes_no_bot(
+    relayed: tuple[TierArena, TcpProxy], silent_s: float
+) -> None:
+    """Nothing passes between the replicas and the relay for `silent_s`: less than the
+    relay's socket timeout (5 s), its calls only wait; more, they fail. Either way no
+    bot is struck for a move Redis did not carry; each match is recorded once."""
+    tier, proxy = relayed
+    tier.spread_bots(one_session=True)  # so that moves are relayed
+    tier.fault_worker("worker")
+    tournament_id, before = tier.tournament(seed=50)
+    seats = sum(len(bots) for bots in tier.planned(tournament_id).values())
+    # Every match holds its bots' slots: its moves are under way, some relayed.
+    wait_until(lambda: slots_held(tier) == seats, 60, "every match to hold its slots", 0.01)
+    proxy.freeze()
+    time.sleep(silent_s)  # the fault's length, not a wait for something
+    proxy.thaw()
+    tier.wait_finished(tournament_id, FINISH_S)
+    report = tier.ledger(tournament_id, before)
+    report.notes.append(f"the relay silent for {silent_s:g} s")
+    played = results(tier, list(tier.planned(tournament_id)))
+    assert all(not result["forfeits"] for result in played.values()), played
+    assert all(set(result["strikes"].values()) == {0} for result in played.values()), played
+    check_exact([report])

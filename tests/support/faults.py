@@ -129,8 +129,12 @@ class FaultArena(Arena):
 
     # processes
 
-    def slow_bots(self, count: int = BOTS, delay_ms: int = MOVE_DELAY_MS) -> list[BotHandle]:
-        """Register `count` bots and run them all in one `bench.multibot` process."""
+    def slow_bots(
+        self, count: int = BOTS, delay_ms: int = MOVE_DELAY_MS, one_session: bool = False
+    ) -> list[BotHandle]:
+        """Register `count` bots and run them all in one `bench.multibot` process (in a
+        tier, each with a session on every replica, or with `one_session` on one only:
+        matches elsewhere relay its moves)."""
         if not self.handles:
             self.handles = [self.referee.register("slow", [GAME]) for _ in range(count)]
             tokens = self.workdir / "tokens.json"
@@ -149,6 +153,7 @@ class FaultArena(Arena):
                 str(delay_ms),
                 "--capacity",
                 "4",
+                *(["--one-session"] if one_session else []),
             ],
         )
         for bot in self.handles:

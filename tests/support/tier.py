@@ -38,10 +38,17 @@ class TierArena(FaultArena):
     """
 
     def __init__(
-        self, workdir: Path, procs: Processes, redis: RedisServer, processes: bool = False
+        self,
+        workdir: Path,
+        procs: Processes,
+        redis: RedisServer,
+        processes: bool = False,
+        relay_port: int | None = None,
     ) -> None:
+        """`relay_port`: where the replicas reach the relay's Redis (a proxy to it), if
+        not at its own port."""
         self.address = f"127.0.0.1:{free_port()}"
-        self.relay_url = f"redis://127.0.0.1:{redis.port}/1"
+        self.relay_url = f"redis://127.0.0.1:{relay_port or redis.port}/1"
         self.replicas: dict[str, subprocess.Popen[bytes]] = {}
         self._starts: dict[str, int] = {}
         self._workdir = workdir
@@ -130,10 +137,10 @@ class TierArena(FaultArena):
             raise
         return {bot_id: info.replica for bot_id, info in sessions.items()}
 
-    def spread_bots(self) -> dict[str, str]:
-        """The slow bots, restarted until both replicas hold some of them."""
+    def spread_bots(self, one_session: bool = False) -> dict[str, str]:
+        """The slow bots, restarted until both replicas hold some of them (`slow_bots`)."""
         for _ in range(SPREAD_TRIES):
-            self.slow_bots()
+            self.slow_bots(one_session=one_session)
             wait_until(lambda: len(self.holders()) == len(self.handles), 30, "bots to register")
             held = self.holders()
             if set(held.values()) == set(self.names):
