@@ -26,7 +26,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from markupsafe import Markup
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
-from sqlalchemy import text
+from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ladder import queries
@@ -83,6 +83,10 @@ def _shown(value: object) -> object:
 def _wants_json(request: Request) -> bool:
     path = request.url.path
     return path.startswith("/api/") or path in ("/healthz", "/metrics", "/openapi.json")
+
+
+DATABASE_UNAVAILABLE = "the database is unavailable for a moment; try again shortly"
+RETRY_AFTER_S = 5
 
 
 @asynccontextmanager
@@ -157,6 +161,14 @@ def create_app(
         if exc.status_code == 404 and detail == "Not Found":
             detail = f"there is no page at {request.url.path}"
         return error(request, exc.status_code, detail)
+
+    @app.exception_handler(OperationalError)
+    async def database_unavailable(request: Request, exc: OperationalError) -> Response:
+        # Not a bug of the page's: the database is away for a while (a failover, a restart,
+        # the network). The driver's text, with the database's address, stays out of it.
+        response = error(request, 503, DATABASE_UNAVAILABLE)
+        response.headers["Retry-After"] = str(RETRY_AFTER_S)
+        return response
 
     @app.exception_handler(Exception)
     async def server_error(request: Request, exc: Exception) -> Response:
@@ -370,8 +382,7 @@ def create_app(
     def healthz() -> Response:
         """200 when the database answers, else 503."""
         try:
-            with store.engine.connect() as connection:
-                connection.execute(text("SELECT 1"))
+            store.ping()
         except Exception:
             body = HealthOut(status="unavailable", database=False)
             return JSONResponse(body.model_dump(), status_code=503)

@@ -8,6 +8,7 @@ ARENA_REQUIRE_SERVICES=1.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from urllib.parse import urlsplit
 
 import pytest
 from fastapi.testclient import TestClient
@@ -15,8 +16,11 @@ from fastapi.testclient import TestClient
 from ladder import queries
 from ladder.store import Store
 from ladder.web import create_app
+from ladder.web.app import DATABASE_UNAVAILABLE
+from ladder.web.security import SECURITY_HEADERS
 from tests.support.arena import Arena, fill
 from tests.support.services import postgres_schema
+from tests.support.tcp_proxy import TcpProxy
 from tests.web.clumsy import register_clumsy
 
 
@@ -64,3 +68,35 @@ def test_every_route_on_postgresql(pg_arena: Arena) -> None:
                 assert client.get(url).status_code == 404, url
     finally:
         store.close()
+
+
+def test_a_database_that_goes_away_is_503_with_retry_after(pg_arena: Arena) -> None:
+    """A failover or a dropped network: every page and API call is 503 with one line and
+    Retry-After, not a 500 (nor the driver's text, with the database's address), until the
+    database answers again."""
+    target = urlsplit(pg_arena.url)
+    assert target.hostname and target.port
+    proxy = TcpProxy(target.hostname, target.port)
+    store = Store(
+        pg_arena.url.replace(f"{target.hostname}:{target.port}", f"127.0.0.1:{proxy.port}", 1)
+    )
+    try:
+        with TestClient(create_app(store)) as client:
+            assert client.get("/api/ladders").status_code == 200
+            proxy.cut()
+            for path in ("/api/ladders", "/", f"/tournaments/{pg_arena.tournament}"):
+                reply = client.get(path)
+                assert reply.status_code == 503, (path, reply.text)
+                assert reply.headers["retry-after"] == "5"
+                assert DATABASE_UNAVAILABLE in reply.text, reply.text
+                assert str(proxy.port) not in reply.text
+                assert all(
+                    reply.headers.get(name) == value for name, value in SECURITY_HEADERS.items()
+                )
+            assert client.get("/api/ladders").json() == {"detail": DATABASE_UNAVAILABLE}
+            assert client.get("/healthz").status_code == 503
+            proxy.restore()
+            assert client.get("/api/ladders").status_code == 200
+    finally:
+        store.close()
+        proxy.close()
