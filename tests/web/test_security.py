@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import time
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 from fastapi.testclient import TestClient
@@ -64,10 +65,17 @@ def test_security_headers_on_every_kind_of_response(client: TestClient, arena: A
     assert_secured(refused)
 
 
+class FailingStore(Store):
+    """A store whose every transaction fails as a bug would, quoting SQL."""
+
+    def session(self) -> NoReturn:
+        raise RuntimeError("SELECT token_hash FROM bots WHERE id = 'b1'")
+
+
 def test_security_headers_on_server_errors(tmp_path: Path) -> None:
-    """An unexpected failure (here: no database) answers 500 with the headers, and no
-    exception text (which may quote SQL and its parameters)."""
-    broken = Store(f"sqlite:///{tmp_path / 'missing' / 'arena.db'}", upgrade=False)
+    """An unexpected failure answers 500 with the headers, and no exception text (which
+    may quote SQL and its parameters)."""
+    broken = FailingStore(f"sqlite:///{tmp_path / 'arena.db'}", upgrade=False)
     try:
         with TestClient(create_app(broken), raise_server_exceptions=False) as client:
             api = client.get("/api/ladders")
@@ -78,10 +86,25 @@ def test_security_headers_on_server_errors(tmp_path: Path) -> None:
             assert_secured(api)
             page = client.get("/")
             assert page.status_code == 500 and "internal error" in page.text
-            assert "sqlite" not in page.text.lower()
+            assert "token_hash" not in page.text
             assert_secured(page)
     finally:
         broken.close()
+
+
+def test_a_missing_database_is_503_with_the_headers(tmp_path: Path) -> None:
+    """A database that cannot be opened is unavailable, not a bug: 503, Retry-After, the
+    headers, and not the driver's text."""
+    missing = Store(f"sqlite:///{tmp_path / 'missing' / 'arena.db'}", upgrade=False)
+    try:
+        with TestClient(create_app(missing), raise_server_exceptions=False) as client:
+            for path in ("/api/ladders", "/"):
+                reply = client.get(path)
+                assert reply.status_code == 503 and reply.headers["retry-after"] == "5"
+                assert "sqlite" not in reply.text.lower()
+                assert_secured(reply)
+    finally:
+        missing.close()
 
 
 def test_pages_have_no_inline_script_or_style(client: TestClient, arena: Arena) -> None:
