@@ -189,18 +189,22 @@ class BotService(pb_grpc.BotServiceServicer):
         session = self._hub.open(
             bot.id, capacity, hello.observation_json, credential, hello.instance
         )
-        current = await self._token_read(asyncio.to_thread(self._store.bot_by_token, token))
-        if isinstance(current, DBAPIError | TimeoutError):
-            # Whether the token was rotated meanwhile cannot be told: not opened after all.
-            self._hub.close(session)
-            await self._kept_out(context, current, hello_read=True)
-        if current is None:
-            # Rotated while this session opened: the rotation's revoke came before it.
-            self._hub.revoke(bot.id, credential)
-        self._metrics.bots_connected.set(len(self._hub.connected()))
-        reader = asyncio.create_task(self._read(context, session))
-        reader.add_done_callback(lambda _: self._hub.close(session))
+        # From here every way out closes the session, a bot that went away meanwhile (its
+        # call cancelled at any await) among them: a session left open would be asked for
+        # moves nobody reads.
+        reader: asyncio.Task[tuple[grpc.StatusCode, str] | None] | None = None
         try:
+            current = await self._token_read(asyncio.to_thread(self._store.bot_by_token, token))
+            if isinstance(current, DBAPIError | TimeoutError):
+                # Whether the token was rotated meanwhile cannot be told: not opened after all.
+                self._hub.close(session)
+                await self._kept_out(context, current, hello_read=True)
+            if current is None:
+                # Rotated while this session opened: the rotation's revoke came before it.
+                self._hub.revoke(bot.id, credential)
+            self._metrics.bots_connected.set(len(self._hub.connected()))
+            reader = asyncio.create_task(self._read(context, session))
+            reader.add_done_callback(lambda _: self._hub.close(session))
             welcome = pb.Welcome(
                 bot_id=bot.id,
                 session_id=session.id,
@@ -219,7 +223,8 @@ class BotService(pb_grpc.BotServiceServicer):
                 code, details = ended
                 await context.abort(code, details)
         finally:
-            reader.cancel()
+            if reader is not None:
+                reader.cancel()
             self._hub.close(session)
             self._metrics.bots_connected.set(len(self._hub.connected()))
             self._metrics.disconnects.inc()
