@@ -15,7 +15,6 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import grpc
 import pytest
@@ -35,12 +34,9 @@ PLAYERS = 3
 def outage(tmp_path: Path) -> Iterator[tuple[RefereeProc, list[BotHandle], TcpProxy]]:
     """A referee on PostgreSQL through a proxy, with three `arena bot run random` bots."""
     with postgres_schema() as url:
-        target = urlsplit(url)
-        assert target.hostname and target.port
-        proxy = TcpProxy(target.hostname, target.port)
+        proxy, through = TcpProxy.before(url)
         procs = Processes(tmp_path)
         try:
-            through = url.replace(target.netloc.split("@")[-1], f"127.0.0.1:{proxy.port}", 1)
             referee = launch_referee(tmp_path, procs, db=through)
             bots = [referee.run_bot("random", referee.register("random")) for _ in range(PLAYERS)]
             referee.wait_connected(bots)

@@ -13,6 +13,7 @@ import contextlib
 import socket
 import struct
 import threading
+from urllib.parse import urlsplit, urlunsplit
 
 from tests.support.processes import free_port
 
@@ -43,6 +44,16 @@ class TcpProxy:
         self._flowing = threading.Event()
         self._flowing.set()
         self.restore()
+
+    @classmethod
+    def before(cls, url: str) -> tuple[TcpProxy, str]:
+        """A proxy to the service at `url`, and `url` leading through it instead."""
+        target = urlsplit(url)
+        assert target.hostname and target.port, url
+        proxy = cls(target.hostname, target.port)
+        userinfo, at, _ = target.netloc.rpartition("@")
+        through = target._replace(netloc=f"{userinfo}{at}127.0.0.1:{proxy.port}")
+        return proxy, urlunsplit(through)
 
     def restore(self) -> None:
         """Take connections again."""

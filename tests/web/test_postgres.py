@@ -8,7 +8,6 @@ ARENA_REQUIRE_SERVICES=1.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from urllib.parse import urlsplit
 
 import pytest
 from fastapi.testclient import TestClient
@@ -74,12 +73,8 @@ def test_a_database_that_goes_away_is_503_with_retry_after(pg_arena: Arena) -> N
     """A failover or a dropped network: every page and API call is 503 with one line and
     Retry-After, not a 500 (nor the driver's text, with the database's address), until the
     database answers again."""
-    target = urlsplit(pg_arena.url)
-    assert target.hostname and target.port
-    proxy = TcpProxy(target.hostname, target.port)
-    store = Store(
-        pg_arena.url.replace(f"{target.hostname}:{target.port}", f"127.0.0.1:{proxy.port}", 1)
-    )
+    proxy, through = TcpProxy.before(pg_arena.url)
+    store = Store(through)
     try:
         with TestClient(create_app(store)) as client:
             assert client.get("/api/ladders").status_code == 200
