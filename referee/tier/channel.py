@@ -19,7 +19,9 @@ not acknowledging the request.
 
 A bot found nowhere has the grace period to come back, as with a lone
 referee; one whose replica died has it too, but past it (or past the move's
-deadline) the relay is at fault, not the bot.
+deadline) the relay is at fault, not the bot. So is it for any timeout or
+absence over which Redis failed or stalled (`Outages`): the registry could not
+say where the bot was.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from ladder.records import Notice
 from referee.channels import ActRequest, Answer, RelayUnavailable, SeatGone, SeatTimeout
 from referee.metrics import RefereeMetrics
 from referee.sessions import Absence, SessionHub
+from referee.tier.outages import Outages
 from referee.tier.registry import Holder, Registry, Replica
 from referee.tier.relay import Asked, Outcome, Relay
 
@@ -60,8 +63,11 @@ class Away(Enum):
 class Locator:
     """Where bots are, from the registry, remembered for a moment."""
 
-    def __init__(self, registry: Registry, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, registry: Registry, outages: Outages, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self._registry = registry
+        self.outages = outages
         self._clock = clock
         self._known: dict[str, tuple[float, Holder | None]] = {}
 
@@ -71,7 +77,12 @@ class Locator:
         known = self._known.get(bot_id)
         if not fresh and known is not None and now - known[0] < CACHE_S:
             return known[1]
-        holder = (await self._registry.locate_many([bot_id]))[bot_id]
+        try:
+            holder = (await self._registry.locate_many([bot_id]))[bot_id]
+        except (RedisError, OSError) as error:
+            self.outages.failed(error)
+            raise
+        self.outages.answered(now)
         self._known[bot_id] = (now, holder)
         return holder
 
@@ -98,6 +109,7 @@ class RelaySeatChannel:
         self._hub = hub
         self._relay = relay
         self._locator = locator
+        self._outages = locator.outages
         self._grace_s = grace_s
         self._metrics = metrics
         self._live = live
@@ -106,7 +118,8 @@ class RelaySeatChannel:
 
     async def act(self, request: ActRequest, timeout_s: float) -> Answer:
         """Ask the bot wherever it is, following it until the deadline."""
-        deadline = self._clock() + timeout_s
+        started = self._clock()
+        deadline = started + timeout_s
         fresh = False
         orphaned = False  # the bot's replica died while this request waited for it
         away: Absence | None = None  # made only when the bot is away: not on every move
@@ -144,6 +157,14 @@ class RelaySeatChannel:
                 raise RelayUnavailable(
                     "the replica holding the bot's stream died during the move, "
                     "and the bot did not answer in time elsewhere"
+                ) from error
+            since = started if self._absent_since is None else min(started, self._absent_since)
+            if not self._outages.clear_since(since):
+                # Where the bot was, and how much of its time a look-up took, rested on
+                # a Redis that did not serve: nothing here is known to be the bot's doing.
+                raise RelayUnavailable(
+                    "Redis failed or stalled during the move or while the bot was away: "
+                    "the tier could not know where the bot was"
                 ) from error
             raise
 

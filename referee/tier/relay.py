@@ -58,6 +58,7 @@ from referee.channels import ActRequest, Answer
 from referee.metrics import RefereeMetrics
 from referee.sessions import Deadline, Session, SessionClosed, SessionHub
 from referee.stopping import cancel_and_wait
+from referee.tier.outages import Outages
 from referee.tier.registry import PREFIX
 
 log = logging.getLogger(__name__)
@@ -207,11 +208,10 @@ class Relay:
         replica: str,
         hub: SessionHub,
         metrics: RefereeMetrics,
+        outages: Outages,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.replica = replica
-        self.down_since: float | None = None
-        """When Redis last stopped answering, if it has not answered since."""
         self.fault: Fault | None = None
         """A test's hook: drops each message it returns True for, as a lossy relay would."""
         self.inbox_expiry_s = INBOX_EXPIRY_S
@@ -219,6 +219,7 @@ class Relay:
         self._sent = metrics.relayed.labels("sent")
         self._forwarded = metrics.relayed.labels("forwarded")
         self._clock = clock
+        self._outages = outages
         self._sender = clients.sender
         self._reader = clients.reader
         self._queues: defaultdict[str, list[bytes]] = defaultdict(list)
@@ -349,7 +350,7 @@ class Relay:
             try:
                 await self._flush()
             except (RedisError, OSError) as error:
-                self._failed(error)
+                self._outages.failed(error)
                 await asyncio.sleep(RETRY_S)
 
     async def _flush(self) -> None:
@@ -375,7 +376,7 @@ class Relay:
                     self._queues[replica][:0] = messages
                 self._queued.set()
                 raise
-            self._answered()
+            self._outages.answered()
 
     async def _read(self) -> None:
         while True:
@@ -385,10 +386,10 @@ class Relay:
                     [("BLMPOP", BLOCK_S, 1, inbox(self.replica), "LEFT", "COUNT", BATCH)],
                 )
             except (RedisError, OSError) as error:
-                self._failed(error)
+                self._outages.failed(error)
                 await asyncio.sleep(RETRY_S)
                 continue
-            self._answered()
+            self._outages.answered()
             if popped is None:
                 continue
             messages = cast(list[bytes], popped[1])
@@ -397,16 +398,6 @@ class Relay:
                     self._dispatch(orjson.loads(raw))
                 except Exception:
                     log.exception("relay: cannot handle message %r", raw[:200])
-
-    def _failed(self, error: BaseException) -> None:
-        if self.down_since is None:
-            self.down_since = self._clock()
-            log.warning("relay: Redis is unavailable (%s); retrying", error)
-
-    def _answered(self) -> None:
-        if self.down_since is not None:
-            self.down_since = None
-            log.warning("relay: Redis answers again")
 
     def _dispatch(self, message: dict[str, Any]) -> None:
         kind = message["kind"]

@@ -38,6 +38,7 @@ from referee.seats import SLOT_POLL_S, Connected
 from referee.sessions import Reconnect, Replicas, Session, SessionHub
 from referee.stopping import cancel_and_wait
 from referee.tier.channel import Locator, RelaySeatChannel
+from referee.tier.outages import Outages
 from referee.tier.public import PublicTier
 from referee.tier.registry import DEFAULT_BOUNDS, Bounds, Listed, Registry, Replica
 from referee.tier.relay import Clients, Relay
@@ -155,13 +156,16 @@ class Tier:
         self.clients = Clients.connect(url)
         self.bounds = bounds
         self.registry = Registry(self.clients.commands, replica, bounds)
-        self.relay = Relay(self.clients, replica, hub, metrics, clock)
+        self.outages = Outages(clock, settle_s=2 * bounds.heartbeat_s)
+        """Whether Redis served this replica well enough of late for the registry to
+        say where a bot is (a session opened meanwhile is published at a later beat)."""
+        self.relay = Relay(self.clients, replica, hub, metrics, self.outages, clock)
         self.public = PublicTier(self.clients.commands, clock)
         """Public watching of matches played by another replica (started by the server)."""
         self.seat_views = PublicTier(self.clients.commands, clock, SEAT_STREAMS)
         """Authors' watching of their bots' seats of matches played by another replica
         (WatchSeat; started by the server)."""
-        self.locator = Locator(self.registry, clock)
+        self.locator = Locator(self.registry, self.outages, clock)
         self.seats = TierSeats(self)
         self.held: dict[str, tuple[str, ...]] = {}
         """The bots of each match this replica plays (their slots are renewed each beat)."""
@@ -267,8 +271,11 @@ class Tier:
         try:
             await asyncio.wait_for(self.beat(), self.bounds.heartbeat_s)
         except (RedisError, OSError, TimeoutError) as error:
+            self.outages.failed(error)
             if self.ready:
                 log.warning("tier: heartbeat failed (%s); trying again", error)
+        else:
+            self.outages.answered()
         reached = self._made if self._reached is None else self._reached
         silent = self.clock() - reached
         if self._reached is not None and silent < self.bounds.unready_s:

@@ -155,7 +155,7 @@ def test_matches_waiting_for_a_bot_are_served_in_the_order_they_came(
     overtake m2."""
 
     async def test() -> None:
-        async with tiers(redis_server, "a", bounds=SHORT) as (a,):
+        async with tiers(redis_server.url, "a", bounds=SHORT) as (a,):
             a.hub.open("x", 1)
             a.hub.open("y", 1)
             await a.beat()
@@ -182,7 +182,7 @@ def test_a_replica_cut_off_from_redis_is_not_ready_and_sends_its_bots_away(
     redis_server: RedisServer,
 ) -> None:
     async def test() -> None:
-        async with tiers(redis_server, "a", bounds=SHORT) as (a,):
+        async with tiers(redis_server.url, "a", bounds=SHORT) as (a,):
             assert a.ready
             changes: list[bool] = []
             a.on_ready.append(changes.append)
@@ -221,7 +221,7 @@ def test_a_replica_that_starts_without_redis_is_ready_once_redis_answers(
         redis_server.stop()
         assert redis_server.proc is not None
         redis_server.proc.wait(10)
-        async with tiers(redis_server, "a", bounds=SHORT) as (a,):
+        async with tiers(redis_server.url, "a", bounds=SHORT) as (a,):
             assert not a.ready
             changes: list[bool] = []
             a.on_ready.append(changes.append)

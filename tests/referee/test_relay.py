@@ -96,7 +96,7 @@ async def holding(a: Tier, b: Tier, bot_id: str = "bot") -> Session:
 
 def test_a_lost_act_is_sent_again_and_answered(redis_server: RedisServer) -> None:
     async def test() -> None:
-        async with tiers(redis_server, "a", "b") as (a, b):
+        async with tiers(redis_server.url, "a", "b") as (a, b):
             bot = await holding(a, b)
             lost: list[dict[str, Any]] = []
             a.relay.fault = drop("act", "b", count=1, seen=lost)
@@ -113,7 +113,7 @@ def test_a_request_sent_again_is_taken_once_and_its_answer_sent_again(
     redis_server: RedisServer,
 ) -> None:
     async def test() -> None:
-        async with tiers(redis_server, "a", "b") as (a, b):
+        async with tiers(redis_server.url, "a", "b") as (a, b):
             bot = await holding(a, b)
             # The acknowledgement and the answer are lost: the copy sent again is not a
             # second request to the bot, and brings the answer the bot gave.
@@ -134,7 +134,7 @@ def test_a_quick_answer_goes_back_with_its_acknowledgement_in_one_push(
     redis_server: RedisServer,
 ) -> None:
     async def test() -> None:
-        async with tiers(redis_server, "a", "b") as (a, b):
+        async with tiers(redis_server.url, "a", "b") as (a, b):
             bot = await holding(a, b)
             replying = asyncio.create_task(answering(bot))
             client = aioredis.from_url(redis_server.url)
@@ -156,7 +156,7 @@ def test_a_slow_answer_is_acknowledged_before_a_resend_is_due(
     redis_server: RedisServer,
 ) -> None:
     async def test() -> None:
-        async with tiers(redis_server, "a", "b") as (a, b):
+        async with tiers(redis_server.url, "a", "b") as (a, b):
             bot = await holding(a, b)
             loop = asyncio.get_running_loop()
             sent: list[tuple[str, float]] = []
@@ -188,7 +188,7 @@ def test_a_request_the_relay_never_carries_is_not_the_bots_timeout(
     redis_server: RedisServer,
 ) -> None:
     async def test() -> None:
-        async with tiers(redis_server, "a", "b") as (a, b):
+        async with tiers(redis_server.url, "a", "b") as (a, b):
             bot = await holding(a, b)
             a.relay.fault = drop("*", "b")
             with pytest.raises(RelayUnavailable, match="acknowledge"):
@@ -202,7 +202,7 @@ def test_a_request_taken_after_its_deadline_is_answered_not_aborted(
     redis_server: RedisServer,
 ) -> None:
     async def test() -> None:
-        async with tiers(redis_server, "a", "b") as (a, b):
+        async with tiers(redis_server.url, "a", "b") as (a, b):
             bot = await holding(a, b)
             replying = asyncio.create_task(answering(bot))
             # Everything a sends b comes 0.6 s late: b takes the request after its 0.4 s
@@ -220,7 +220,7 @@ def test_a_holder_that_stood_still_past_the_deadline_passes_the_answer_on(
     redis_server: RedisServer,
 ) -> None:
     async def test() -> None:
-        async with tiers(redis_server, "a", "b") as (a, b):
+        async with tiers(redis_server.url, "a", "b") as (a, b):
             bot = await holding(a, b)
             loop = asyncio.get_running_loop()
             asking = asyncio.create_task(a.seats.channel("bot").act(act("r1"), 0.3))
@@ -241,7 +241,7 @@ def test_a_lost_answer_comes_with_the_verdict_or_is_a_relay_fault(
     redis_server: RedisServer,
 ) -> None:
     async def test() -> None:
-        async with tiers(redis_server, "a", "b") as (a, b):
+        async with tiers(redis_server.url, "a", "b") as (a, b):
             bot = await holding(a, b)
             replying = asyncio.create_task(answering(bot))
             b.relay.fault = drop("answer", "a", count=1)
@@ -261,7 +261,7 @@ def test_a_lost_answer_comes_with_the_verdict_or_is_a_relay_fault(
 
 def test_a_bot_that_does_not_answer_still_times_out(redis_server: RedisServer) -> None:
     async def test() -> None:
-        async with tiers(redis_server, "a", "b") as (a, b):
+        async with tiers(redis_server.url, "a", "b") as (a, b):
             bot = await holding(a, b)
             # Its holder's verdict lost once: asked again, b says it again.
             b.relay.fault = drop("late", "a", count=1)
@@ -276,7 +276,7 @@ def test_a_bot_that_does_not_answer_still_times_out(redis_server: RedisServer) -
 
 def test_an_answer_counts_only_from_the_replica_asked(redis_server: RedisServer) -> None:
     async def test() -> None:
-        async with tiers(redis_server, "a", "b") as (a, b):
+        async with tiers(redis_server.url, "a", "b") as (a, b):
             bot = await holding(a, b)
             asking = asyncio.create_task(a.seats.channel("bot").act(act("r1"), 5))
             assert (await next_act(bot)).request_id == "r1"
@@ -298,7 +298,7 @@ def test_an_answer_counts_only_from_the_replica_asked(redis_server: RedisServer)
 
 def test_a_relayed_wait_does_not_poll_the_registry(redis_server: RedisServer) -> None:
     async def test() -> None:
-        async with tiers(redis_server, "a", "b") as (a, b):
+        async with tiers(redis_server.url, "a", "b") as (a, b):
             bot = await holding(a, b)
             lookups: list[str] = []
             locate_many = a.registry.locate_many
@@ -343,7 +343,7 @@ async def wait_stale(tier: Tier, bot_id: str) -> None:
 
 def test_a_bot_whose_replica_died_is_not_gone(redis_server: RedisServer) -> None:
     async def test() -> None:
-        async with tiers(redis_server, "a", "b", "c", grace_s=1.0, bounds=QUICK) as (a, b, c):
+        async with tiers(redis_server.url, "a", "b", "c", grace_s=1.0, bounds=QUICK) as (a, b, c):
             await holding(a, b)
             await kill(b)
             await asyncio.wait_for(wait_stale(a, "bot"), 20)
@@ -364,7 +364,7 @@ def test_a_bot_whose_replica_died_is_not_gone(redis_server: RedisServer) -> None
 
 def test_a_bot_that_left_its_replica_is_gone(redis_server: RedisServer) -> None:
     async def test() -> None:
-        async with tiers(redis_server, "a", "b", grace_s=1.0) as (a, b):
+        async with tiers(redis_server.url, "a", "b", grace_s=1.0) as (a, b):
             bot = await holding(a, b)
             b.hub.close(bot)
             with pytest.raises(SeatGone):
@@ -377,7 +377,7 @@ def test_a_request_sent_again_after_its_replica_died_is_no_strike(
     redis_server: RedisServer,
 ) -> None:
     async def test() -> None:
-        async with tiers(redis_server, "a", "b", "c", bounds=QUICK) as (a, b, c):
+        async with tiers(redis_server.url, "a", "b", "c", bounds=QUICK) as (a, b, c):
             await holding(a, b)
             asking = asyncio.create_task(a.seats.channel("bot").act(act("r1"), 4))
             assert (await next_act(b.hub.get("bot"))).request_id == "r1"  # type: ignore[arg-type]
@@ -394,7 +394,7 @@ def test_a_request_sent_again_after_its_replica_died_is_no_strike(
 
 def test_a_dead_replicas_inbox_expires(redis_server: RedisServer) -> None:
     async def test() -> None:
-        async with tiers(redis_server, "a", "b") as (a, b):
+        async with tiers(redis_server.url, "a", "b") as (a, b):
             a.relay.inbox_expiry_s = 1.0
             client = aioredis.Redis.from_url(redis_server.url)
             ended: list[str] = []
@@ -421,7 +421,7 @@ def test_a_match_the_relay_fails_is_aborted_and_played_again(
     bots = [store.register_bot(name, "1", ["golden10"])[0].id for name in ("ann", "bo", "cy")]
 
     async def test() -> None:
-        async with tiers(redis_server, "a", "b") as (a, b):
+        async with tiers(redis_server.url, "a", "b") as (a, b):
             sessions = [a.hub.open(bots[0], 1), a.hub.open(bots[1], 1), b.hub.open(bots[2], 1)]
             await b.beat()
             await a.beat()
@@ -476,7 +476,7 @@ def test_a_relay_closed_while_a_push_is_on_its_way_sends_the_rest_after_it(
     redis_server: RedisServer,
 ) -> None:
     async def test() -> None:
-        async with tiers(redis_server, "a", "b") as (a, b):
+        async with tiers(redis_server.url, "a", "b") as (a, b):
             ended: list[str] = []
             b.relay.on_ended.append(ended.append)
             a.relay.announce_end("m1", ["b"])

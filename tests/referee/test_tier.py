@@ -18,7 +18,14 @@ import pytest
 from ladder.errors import QuotaExceeded
 from ladder.records import GameStart, Match, MatchRequest
 from ladder.store import Conflict
-from referee.channels import ActRequest, Answer, SeatGone, SeatTimeout, SessionsRefused
+from referee.channels import (
+    ActRequest,
+    Answer,
+    RelayUnavailable,
+    SeatGone,
+    SeatTimeout,
+    SessionsRefused,
+)
 from referee.matches import BadMatch
 from referee.metrics import RefereeMetrics
 from referee.sessions import Session, SessionHub
@@ -27,6 +34,7 @@ from referee.tier.registry import Holder, Replica
 from referee.tier.replica import Tier
 from tests.support.aio import eventually, run, tiers
 from tests.support.services import RedisServer
+from tests.support.tcp_proxy import TcpProxy
 
 
 def test_a_match_goes_where_most_of_its_seats_are() -> None:
@@ -50,7 +58,7 @@ def test_the_registry_holds_the_newest_session_and_forgets_a_dead_replica(
     redis_server: RedisServer,
 ) -> None:
     async def test() -> None:
-        async with tiers(redis_server, "a", "b") as (a, b):
+        async with tiers(redis_server.url, "a", "b") as (a, b):
             old = a.hub.open("bot", 2)
             await a.beat()
             assert await b.registry.locate("bot") == Holder("bot", "a", old.id, 2)
@@ -78,7 +86,7 @@ def test_sessions_of_one_instance_stand_side_by_side_until_another_instance_open
     (another instance) replaces them all, as a new session always did."""
 
     async def test() -> None:
-        async with tiers(redis_server, "a", "b", "c") as (a, b, c):
+        async with tiers(redis_server.url, "a", "b", "c") as (a, b, c):
             replicas = ["a", "b", "c"]
             on_a = a.hub.open("bot", 2, instance="i1")
             await a.beat()
@@ -118,7 +126,7 @@ def test_a_session_is_published_once_when_a_heartbeat_comes_before_its_publicati
     # Published twice, the late copy could land after the bot's newer session on another
     # replica had been published, and take the registry back to the stale one.
     async def test() -> None:
-        async with tiers(redis_server, "a") as (a,):
+        async with tiers(redis_server.url, "a") as (a,):
             published: list[str] = []
             publish = a.registry.publish
 
@@ -179,7 +187,7 @@ def test_a_tier_closes_when_its_heartbeat_ends_just_as_it_is_cancelled(
 
 def test_slots_are_counted_across_replicas(redis_server: RedisServer) -> None:
     async def test() -> None:
-        async with tiers(redis_server, "a", "b") as (a, b):
+        async with tiers(redis_server.url, "a", "b") as (a, b):
             a.hub.open("x", 2)
             a.hub.open("y", 1)
             await a.beat()
@@ -199,7 +207,7 @@ def test_slots_are_counted_across_replicas(redis_server: RedisServer) -> None:
 
 def test_the_registry_is_rebuilt_after_redis_loses_everything(redis_server: RedisServer) -> None:
     async def test() -> None:
-        async with tiers(redis_server, "a") as (a,):
+        async with tiers(redis_server.url, "a") as (a,):
             session = a.hub.open("bot", 1)
             await a.seats.acquire(["bot"], "m1")
             await a.beat()
@@ -229,7 +237,7 @@ def test_a_seat_held_by_another_replica_is_asked_through_the_relay(
     redis_server: RedisServer,
 ) -> None:
     async def test() -> None:
-        async with tiers(redis_server, "a", "b") as (a, b):
+        async with tiers(redis_server.url, "a", "b") as (a, b):
             bot = b.hub.open("bot", 1)
             await b.beat()
             channel = a.seats.channel("bot")
@@ -250,7 +258,7 @@ def test_a_seat_held_by_another_replica_is_asked_through_the_relay(
 
 def test_a_request_follows_its_bot_to_another_replica_mid_turn(redis_server: RedisServer) -> None:
     async def test() -> None:
-        async with tiers(redis_server, "a", "b", "c") as (a, b, c):
+        async with tiers(redis_server.url, "a", "b", "c") as (a, b, c):
             first = b.hub.open("bot", 1)
             await b.beat()
             asking = asyncio.create_task(a.seats.channel("bot").act(act("r1"), 20))
@@ -268,7 +276,7 @@ def test_a_request_follows_its_bot_to_another_replica_mid_turn(redis_server: Red
 
 def test_a_bot_that_is_nowhere_has_the_grace_period(redis_server: RedisServer) -> None:
     async def test() -> None:
-        async with tiers(redis_server, "a", grace_s=1.0) as (a,):
+        async with tiers(redis_server.url, "a", grace_s=1.0) as (a,):
             started = time.monotonic()
             with pytest.raises(SeatGone):
                 await a.seats.channel("absent").act(act("r1"), 30)
@@ -280,6 +288,39 @@ def test_a_bot_that_is_nowhere_has_the_grace_period(redis_server: RedisServer) -
     run(test)
 
 
+@pytest.mark.parametrize("found", ["nowhere", "elsewhere"])
+def test_a_bot_away_while_redis_stalled_is_not_struck(
+    redis_server: RedisServer, found: str
+) -> None:
+    """Redis stalls while a bot moves from a to b (as when a replica that lost Redis
+    asks its bots to move): b cannot publish the new session, and a's look-up, answered
+    once Redis is back, finds the bot nowhere or, late, on b. The deadline passed
+    meanwhile, for the relay's fault, not the bot's: the match aborts, nobody is struck."""
+    proxy, url = TcpProxy.before(redis_server.url)
+
+    async def test() -> None:
+        async with tiers(url, "a", "b") as (a, b):
+            first = a.hub.open("bot", 1)
+            await a.beat()
+            await b.beat()
+            proxy.freeze()
+            a.hub.close(first)
+            if found == "elsewhere":
+                b.hub.open("bot", 1)
+            asking = asyncio.create_task(a.seats.channel("bot").act(act("r1"), 0.3))
+            await asyncio.sleep(1.0)  # the stall's length, not a wait for something
+            proxy.thaw()
+            if found == "elsewhere":
+                await b.beat()  # b publishes the session once Redis answers
+            with pytest.raises(RelayUnavailable, match="Redis"):
+                await asyncio.wait_for(asking, 10)
+
+    try:
+        run(test)
+    finally:
+        proxy.close()
+
+
 def test_a_refusal_on_one_replica_excuses_an_absence_on_the_others(
     redis_server: RedisServer,
 ) -> None:
@@ -287,7 +328,7 @@ def test_a_refusal_on_one_replica_excuses_an_absence_on_the_others(
     meanwhile, aborts its match (SessionsRefused) where it would have timed out."""
 
     async def test() -> None:
-        async with tiers(redis_server, "a", "b") as (a, b):
+        async with tiers(redis_server.url, "a", "b") as (a, b):
             await a.beat()
             await b.beat()
             told: list[str] = []
@@ -313,7 +354,7 @@ def test_a_refusal_on_one_replica_excuses_an_absence_on_the_others(
 
 def test_a_call_runs_on_the_replica_it_names(redis_server: RedisServer) -> None:
     async def test() -> None:
-        async with tiers(redis_server, "a", "b") as (a, b):
+        async with tiers(redis_server.url, "a", "b") as (a, b):
             seen: list[dict[str, Any]] = []
 
             async def echo(payload: dict[str, Any]) -> dict[str, Any]:
@@ -351,7 +392,7 @@ def test_a_match_refused_where_it_was_forwarded_is_refused_here_too(
     not tried again here as if that replica had failed."""
 
     async def test() -> None:
-        async with tiers(redis_server, "a", "b") as (a, b):
+        async with tiers(redis_server.url, "a", "b") as (a, b):
             b.hub.open("x", 1)
             b.hub.open("y", 1)
             await b.beat()

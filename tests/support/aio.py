@@ -36,11 +36,11 @@ async def eventually(check: Callable[[], Awaitable[Any]], what: str, timeout_s: 
 
 @asynccontextmanager
 async def tiers(
-    redis: RedisServer, *names: str, grace_s: float = 2.0, bounds: Bounds = DEFAULT_BOUNDS
+    redis_url: str, *names: str, grace_s: float = 2.0, bounds: Bounds = DEFAULT_BOUNDS
 ) -> AsyncIterator[list[Tier]]:
-    """Started tiers named `names` on `redis`, closed afterwards."""
+    """Started tiers named `names` on the Redis at `redis_url`, closed afterwards."""
     joined = [
-        Tier(redis.url, name, SessionHub(), grace_s, RefereeMetrics.create(), bounds=bounds)
+        Tier(redis_url, name, SessionHub(), grace_s, RefereeMetrics.create(), bounds=bounds)
         for name in names
     ]
     for tier in joined:

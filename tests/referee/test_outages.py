@@ -1,0 +1,36 @@
+"""When a replica believes the registry: after Redis failed or stalled, not until it settles."""
+
+from __future__ import annotations
+
+from referee.tier.outages import SLOW_S, Outages
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_failure_is_an_outage_until_an_answer_and_the_settling_after_it() -> None:
+    clock = Clock()
+    outages = Outages(clock, settle_s=2.0)
+    assert outages.clear_since(0.0)
+    outages.failed(ConnectionError("gone"))
+    clock.now = 110.0
+    assert not outages.clear_since(109.0)  # under way: nothing since is clear
+    outages.answered()
+    assert not outages.clear_since(105.0)  # the absence overlapped the outage
+    assert not outages.clear_since(111.9)  # the registry is still catching up
+    assert outages.clear_since(112.0)
+
+
+def test_a_late_answer_is_a_stall_and_a_prompt_one_is_not() -> None:
+    clock = Clock()
+    outages = Outages(clock, settle_s=2.0)
+    outages.answered(started=clock.now - SLOW_S / 2)
+    assert outages.clear_since(clock.now - 1.0)
+    outages.answered(started=clock.now - SLOW_S * 2)
+    assert not outages.clear_since(clock.now - 1.0)
+    assert outages.clear_since(clock.now + 2.0)
