@@ -247,6 +247,7 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
             tier.replica,
             tier.session_replicas,
             tier.sessions_refused,
+            tier.published,
         )
     pb_grpc.add_BotServiceServicer_to_server(service, server)
 

@@ -60,6 +60,18 @@ ASK_AGAIN = "this referee replica is stopping; ask again"
 """UNAVAILABLE's details for a wait that a stopping replica cannot answer: another can."""
 
 
+UNPUBLISHED = (
+    "this referee replica cannot reach the tier's relay now (the arena's fault, not the "
+    "caller's): connect again"
+)
+"""UNAVAILABLE's details for a session that a tier replica could not make known."""
+
+
+async def _known_here(session: BotSession) -> bool:
+    """A lone referee's sessions are all here."""
+    return True
+
+
 class BotService(pb_grpc.BotServiceServicer):
     """Registration and the bots' session streams."""
 
@@ -74,11 +86,13 @@ class BotService(pb_grpc.BotServiceServicer):
         replica: str = "",
         replicas: Callable[[], Sequence[str]] = tuple,
         refused: Callable[[], None] | None = None,
+        published: Callable[[BotSession], Awaitable[bool]] | None = None,
     ) -> None:
         """`replica` is this replica's name in a tier ("" for a lone referee), and
         `replicas` the tier's live replicas that take sessions, named in `Welcome`;
         `refused` tells the referee (in a tier, every replica) that a session could not
-        open for the arena's fault (the hub's `refused` by default)."""
+        open for the arena's fault (the hub's `refused` by default); `published` says
+        whether the tier knows where a session just opened is (always, alone)."""
         self._settings = settings
         self._store = store
         self._hub = hub
@@ -87,6 +101,7 @@ class BotService(pb_grpc.BotServiceServicer):
         self._replica = replica
         self._replicas = replicas
         self._refused = refused or hub.refused
+        self._published = published or _known_here
         # Per bot; in a tier, counted across the replicas (the bot may reach any), or on
         # the replica a session asks for (see Session).
         self._opens = opens or LocalAllowance(settings.session_opens_per_minute)
@@ -202,6 +217,12 @@ class BotService(pb_grpc.BotServiceServicer):
             if current is None:
                 # Rotated while this session opened: the rotation's revoke came before it.
                 self._hub.revoke(bot.id, credential)
+            if not await self._published(session):
+                # The other replicas would find the bot nowhere and strike it in their
+                # matches: it connects again, to a replica that reaches the relay.
+                self._hub.close(session)
+                self._refused()
+                await self._gate.refuse(context, grpc.StatusCode.UNAVAILABLE, UNPUBLISHED)
             self._metrics.bots_connected.set(len(self._hub.connected()))
             reader = asyncio.create_task(self._read(context, session))
             reader.add_done_callback(lambda _: self._hub.close(session))

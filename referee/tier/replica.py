@@ -45,6 +45,10 @@ from referee.tier.relay import Clients, Relay
 
 log = logging.getLogger(__name__)
 
+PUBLISH_S = 1.0
+"""How long a session's opening waits for the tier to know of it (one Redis round trip
+takes milliseconds)."""
+
 
 @dataclass(eq=False)
 class Waiter:
@@ -210,6 +214,15 @@ class Tier:
         except (RedisError, OSError):
             return False
         return bool(held[session.bot_id])
+
+    async def published(self, session: Session) -> bool:
+        """Whether the tier knows `session`, just opened, is here: its publication took at
+        most PUBLISH_S. One that did not is no use: the other replicas would find the bot
+        nowhere (this replica cannot reach Redis, or Redis stalls)."""
+        opening = self._publishing.get(session.id)
+        if opening is not None:
+            await asyncio.wait([opening], timeout=PUBLISH_S)
+        return session.id in self._orders
 
     def session_replicas(self) -> list[str]:
         """The live replicas that take sessions (not draining), as of the last heartbeat."""

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import pytest
 import redis.asyncio as aioredis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
@@ -24,6 +25,7 @@ from referee.server import LIVENESS, SERVICE_NAMES, Referee
 from tests.support.aio import eventually, replicas, run
 from tests.support.processes import free_port
 from tests.support.services import RedisServer
+from tests.support.tcp_proxy import TcpProxy
 
 
 def address(referee: Referee) -> str:
@@ -219,6 +221,44 @@ def test_a_replica_that_cannot_reach_the_relay_is_not_serving_until_it_can_again
             await health_becomes(address(a), "SERVING")
 
     run(test, 90)
+
+
+@pytest.mark.parametrize("fault", ["cut", "frozen"])
+def test_a_replica_that_cannot_reach_the_relay_opens_no_session(
+    tmp_path: Path, redis_server: RedisServer, fault: str
+) -> None:
+    """A session opened on b while b cannot reach Redis could not be published: a, whose
+    match has a seat of the bot, would find it nowhere and strike it. It is refused
+    instead (UNAVAILABLE, the arena's fault), and the bot connects again: elsewhere, or
+    here once b reaches Redis again, and then the other replicas find it here."""
+    proxy, through = TcpProxy.before(redis_server.url)
+
+    async def test() -> None:
+        async with (
+            replicas(tmp_path, redis_server, "a") as (a,),
+            replicas(tmp_path, redis_server, "b", relay_url=through) as (b,),
+        ):
+            assert a.tier is not None
+            bot = await register(address(a), "moving", "1", ["golden10"])
+            proxy.cut() if fault == "cut" else proxy.freeze()
+            try:
+                seen: list[Any] = []
+                code = await open_session(address(b), bot.token, instance="", seen=seen)
+                assert code == grpc.StatusCode.UNAVAILABLE, seen
+                assert await a.tier.registry.locate(bot.bot_id) is None
+            finally:
+                proxy.restore() if fault == "cut" else proxy.thaw()
+
+            async def opened() -> bool:
+                code = await open_session(address(b), bot.token, instance="")
+                return code == grpc.StatusCode.OK
+
+            await eventually(opened, "a session on b once b reaches Redis again", 30)
+
+    try:
+        run(test, 90)
+    finally:
+        proxy.close()
 
 
 def test_a_bot_holds_a_session_on_every_replica_and_its_matches_relay_no_move(

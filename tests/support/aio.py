@@ -67,7 +67,9 @@ async def replicas(
     listens on `hosts[i]`, else on 127.0.0.1 (a client of `[::1]` comes from another
     address than one of 127.0.0.1; one of 127.0.0.2 does not: Linux picks 127.0.0.1),
     on `port` (0: a port of its own; else one port they share, as behind a load balancer:
-    the kernel gives each new connection to one of them)."""
+    the kernel gives each new connection to one of them). `relay_url` among `settings`
+    reaches the same Redis another way (through a proxy the test can cut)."""
+    relay_url = settings.pop("relay_url", redis.url)
     started = []
     try:
         for index, name in enumerate(names):
@@ -78,7 +80,7 @@ async def replicas(
                         listen=f"{host}:{port}",
                         database_url=f"sqlite:///{workdir / 'arena.db'}",
                         metrics_port=None,
-                        relay_url=redis.url,
+                        relay_url=relay_url,
                         replica=name,
                         shutdown_grace_s=1,
                         **settings,
