@@ -122,20 +122,22 @@ def _one_line(error: Exception) -> str | None:
     if "grpc" in sys.modules:
         import grpc
 
-        from cardarena_api.metadata import NEEDS, trailing_value
+        from cardarena_api.metadata import NEEDS, TRY_AGAIN, trailing_value
 
         if isinstance(error, grpc.RpcError):
             # grpc.aio errors are not grpc.Call objects but have the same accessors.
             needs: list[str] = []
+            answered = False  # the referee itself said UNAVAILABLE: it runs
             if isinstance(error, grpc.Call | grpc.aio.AioRpcError):
                 code, details = error.code(), error.details()
                 if code in (grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.UNAUTHENTICATED):
                     named = trailing_value(error, NEEDS)
                     needs = named.split(",") if named else []
+                answered = trailing_value(error, TRY_AGAIN) is not None
             else:
                 code, details = None, str(error)
             hint = ""
-            if code == grpc.StatusCode.UNAVAILABLE:
+            if code == grpc.StatusCode.UNAVAILABLE and not answered:
                 hint = " (is the referee running? see --referee)"
             elif needs:
                 flags = {"admin": "--admin-token", "author": "--author-token"}

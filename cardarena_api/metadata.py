@@ -10,6 +10,10 @@ NEEDS = "arena-needs"
 """Trailing metadata of a refusal for want of a token: the kinds it takes (admin, author)."""
 PIN = "arena-replica"
 """Session metadata: the replica of a tier the session is for (from `Welcome.replicas`)."""
+TRY_AGAIN = "arena-try-again"
+"""Trailing metadata ("1") of an UNAVAILABLE the referee sent itself: its database, its
+relay, or its stopping keeps it from serving the call now, and the same call may succeed
+in a moment. gRPC's own UNAVAILABLE, from a referee that was not reached, has none."""
 REPLICAS = "arena-replicas"
 """Trailing metadata of a session refused for landing on another replica than its `PIN`:
 the tier's live replicas, comma-separated."""

@@ -26,7 +26,7 @@ from ladder import bot_matches as recorded
 from ladder.records import MatchRequest, MatchStatus
 from ladder.store import NotFound, NotOwner, Store
 from referee import wire_results
-from referee.gate import Caller, Context, Gatekeeper, TokenKind
+from referee.gate import Caller, Context, Gatekeeper, TokenKind, unavailable
 from referee.limits import KeyedBuckets
 from referee.matches import MatchManager
 from referee.public import Event, RemoteMatches, TooManyWatchers, WatchUnavailable
@@ -133,7 +133,7 @@ class BotViews:
         except TooManyWatchers as error:
             await self._gate.refuse(context, S.RESOURCE_EXHAUSTED, str(error))
         except WatchUnavailable as error:
-            await self._gate.refuse(context, S.UNAVAILABLE, str(error))
+            await unavailable(context, str(error))
         finally:
             if watcher is not None:
                 self._watching[watcher] -= 1

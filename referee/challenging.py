@@ -23,7 +23,7 @@ from ladder.models import OPERATOR_AUTHOR
 from ladder.records import MatchStatus
 from ladder.store import NotFound, NotOwner, Store
 from referee.channels import RelayUnavailable
-from referee.gate import Context, Gatekeeper, TokenKind
+from referee.gate import Context, Gatekeeper, TokenKind, unavailable
 from referee.matches import MatchManager
 from referee.service import RefereeService
 
@@ -154,7 +154,7 @@ class Challenges:
         try:
             online = {bot.bot_id for bot in await self._manager.connected()}
         except RelayUnavailable as error:
-            await self._gate.refuse(context, grpc.StatusCode.UNAVAILABLE, str(error))
+            await unavailable(context, str(error))
         for ref, bot_id in zip(refs, ids, strict=True):
             if bot_id not in online:
                 await self._gate.refuse(

@@ -19,6 +19,7 @@ from typing import Any
 import grpc
 from sqlalchemy.exc import DBAPIError, OperationalError
 
+from referee.gate import unavailable
 from referee.handler_rewrites import HandlerRewrite, async_behaviours
 
 log = logging.getLogger(__name__)
@@ -47,10 +48,10 @@ async def database_failed(context: Any, method: str, error: DBAPIError | Timeout
     caller's time: a TimeoutError) or INTERNAL, logging why."""
     if isinstance(error, TimeoutError):
         log.warning("%s: the database did not answer in time", method)
-        await context.abort(grpc.StatusCode.UNAVAILABLE, DATABASE_UNAVAILABLE)
+        await unavailable(context, DATABASE_UNAVAILABLE)
     if isinstance(error, OperationalError):
         log.warning("%s: the database is unavailable (%s)", method, error.orig)
-        await context.abort(grpc.StatusCode.UNAVAILABLE, DATABASE_UNAVAILABLE)
+        await unavailable(context, DATABASE_UNAVAILABLE)
     log.error("%s: the database failed", method, exc_info=error)
     await context.abort(grpc.StatusCode.INTERNAL, DATABASE_ERROR)
 

@@ -17,7 +17,7 @@ from typing import NoReturn
 
 import grpc
 
-from cardarena_api.metadata import NEEDS
+from cardarena_api.metadata import NEEDS, TRY_AGAIN
 from ladder import authors
 from ladder.authors import Author
 from ladder.store import AUTHOR_TOKEN_PREFIX, BOT_TOKEN_PREFIX, Bot, Store
@@ -34,6 +34,14 @@ HTTP/2 trailers (16 KiB at most clients, non-ASCII sent percent-encoded)."""
 def brief(text: str) -> str:
     """A status message cut to MAX_DETAILS characters."""
     return text if len(text) <= MAX_DETAILS else text[: MAX_DETAILS - 3] + "..."
+
+
+async def unavailable(context: Context, details: str) -> NoReturn:
+    """End the call UNAVAILABLE with its one line, marked `TRY_AGAIN`: the referee
+    answered, and cannot serve the call for a moment (a client tells this from a
+    referee it did not reach)."""
+    await context.abort(grpc.StatusCode.UNAVAILABLE, brief(details), ((TRY_AGAIN, "1"),))
+    raise AssertionError("abort returns only by raising")
 
 
 def peer_host(context: Context) -> str:

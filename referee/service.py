@@ -33,7 +33,7 @@ from referee import wire_actions, wire_results
 from referee.channels import Answer, RelayUnavailable
 from referee.database_errors import database_failed
 from referee.decoding import INVALID, Undecodable
-from referee.gate import Gatekeeper, TokenKind, brief, peer_host
+from referee.gate import Gatekeeper, TokenKind, brief, peer_host, unavailable
 from referee.limits import Allowance, KeyedBuckets, LocalAllowance, TokenBucket
 from referee.matches import BadMatch, MatchManager, Starter, Unavailable
 from referee.metrics import RefereeMetrics
@@ -222,7 +222,7 @@ class BotService(pb_grpc.BotServiceServicer):
                 # matches: it connects again, to a replica that reaches the relay.
                 self._hub.close(session)
                 self._refused()
-                await self._gate.refuse(context, grpc.StatusCode.UNAVAILABLE, UNPUBLISHED)
+                await unavailable(context, UNPUBLISHED)
             self._metrics.bots_connected.set(len(self._hub.connected()))
             reader = asyncio.create_task(self._read(context, session))
             reader.add_done_callback(lambda _: self._hub.close(session))
@@ -421,7 +421,7 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
         try:
             return await self._start(match_request)
         except Unavailable as error:
-            await context.abort(grpc.StatusCode.UNAVAILABLE, brief(str(error)))
+            await unavailable(context, str(error))
         except BadMatch as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(str(error)))
         except Conflict as error:
@@ -472,7 +472,7 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
             return waiting.result()
         match = await asyncio.to_thread(self._store.match, match_id)
         if match.status == MatchStatus.RUNNING:
-            await context.abort(grpc.StatusCode.UNAVAILABLE, ASK_AGAIN)
+            await unavailable(context, ASK_AGAIN)
         return match
 
     async def WatchMatch(
@@ -509,7 +509,7 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
         except TooManyWatchers as error:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, brief(str(error)))
         except WatchUnavailable as error:
-            await context.abort(grpc.StatusCode.UNAVAILABLE, brief(str(error)))
+            await unavailable(context, str(error))
         finally:
             self._public_streams[address] -= 1
             if not self._public_streams[address]:
@@ -540,7 +540,7 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
         try:
             connected = await self._manager.connected()
         except RelayUnavailable as error:
-            await context.abort(grpc.StatusCode.UNAVAILABLE, brief(str(error)))
+            await unavailable(context, str(error))
         known = await asyncio.to_thread(self._store.bots_by_id, [c.bot_id for c in connected])
         sessions = []
         for c in connected:

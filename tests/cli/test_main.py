@@ -91,6 +91,9 @@ class Unavailable(grpc.RpcError, grpc.Call):  # type: ignore[misc]
     def details(self) -> str:
         return "connection refused"
 
+    def trailing_metadata(self) -> tuple[tuple[str, str], ...]:
+        return ()  # gRPC's own: no referee said it
+
 
 def test_a_referee_error_exits_1_with_its_status_and_a_hint(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]

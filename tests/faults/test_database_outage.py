@@ -19,9 +19,10 @@ from pathlib import Path
 import grpc
 import pytest
 
+from cardarena_api.metadata import TRY_AGAIN, trailing_value
 from cardarena_api.v1 import arena_pb2 as pb
 from referee.database_errors import DATABASE_UNAVAILABLE
-from tests.support.processes import Processes, wait_until
+from tests.support.processes import Processes, arena, wait_until
 from tests.support.referee import BotHandle, RefereeProc, launch_referee, result_of
 from tests.support.services import postgres_schema
 from tests.support.tcp_proxy import TcpProxy
@@ -116,5 +117,19 @@ def test_a_register_while_the_database_is_away_is_unavailable_in_one_line(
         )
     assert refused.value.code() == grpc.StatusCode.UNAVAILABLE, refused.value
     assert refused.value.details() == DATABASE_UNAVAILABLE
+    # Marked as the referee's own: the command line does not ask whether it runs.
+    assert trailing_value(refused.value, TRY_AGAIN) == "1"
+    said = arena(
+        "bot",
+        "register",
+        "late",
+        "--referee",
+        referee.address,
+        env={"ARENA_AUTHOR_TOKEN": referee.author_token or ""},
+    )
+    assert (said.returncode, said.stderr) == (
+        1,
+        f"arena bot: UNAVAILABLE: {DATABASE_UNAVAILABLE}\n",
+    ), said
     proxy.restore()
     assert referee.register("late").bot_id
