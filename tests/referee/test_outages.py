@@ -3,14 +3,7 @@
 from __future__ import annotations
 
 from referee.tier.outages import SLOW_S, Outages
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.support.clock import Clock
 
 
 def test_a_failure_is_an_outage_until_an_answer_and_the_settling_after_it() -> None:

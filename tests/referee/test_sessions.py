@@ -26,6 +26,7 @@ from referee.sessions import (
 )
 from tests.referee.test_tier import act
 from tests.support.aio import run
+from tests.support.clock import Clock
 
 DEADLINE_S = 0.1
 STALL_S = 0.3
@@ -89,16 +90,6 @@ def test_a_loop_late_turn_after_turn_does_not_hold_a_move_open_for_good() -> Non
         assert stalls <= 2 * (EXTENSIONS + 2), stalls
 
     run(test)
-
-
-class Clock:
-    """A clock the test moves."""
-
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def test_a_seat_away_while_sessions_were_refused_aborts_rather_than_strikes() -> None:
