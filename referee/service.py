@@ -217,9 +217,10 @@ class BotService(pb_grpc.BotServiceServicer):
             if current is None:
                 # Rotated while this session opened: the rotation's revoke came before it.
                 self._hub.revoke(bot.id, credential)
-            if not await self._published(session):
+            if not await self._published(session) and not session.closed:
                 # The other replicas would find the bot nowhere and strike it in their
-                # matches: it connects again, to a replica that reaches the relay.
+                # matches: it connects again, to a replica that reaches the relay. (One
+                # closed meanwhile was replaced, or its bot left: nobody was refused.)
                 self._hub.close(session)
                 self._refused()
                 await unavailable(context, UNPUBLISHED)
