@@ -36,7 +36,7 @@ from sqlalchemy import (
     type_coerce,
     update,
 )
-from sqlalchemy.engine import CursorResult, Engine
+from sqlalchemy.engine import CursorResult, Engine, ExceptionContext
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.sql import Executable
@@ -192,7 +192,22 @@ def make_engine(url: str) -> Engine:
             cursor.close()
 
         return engine
-    return create_engine(url, pool_pre_ping=True, json_serializer=json_text)
+    engine = create_engine(url, pool_pre_ping=True, json_serializer=json_text)
+    event.listen(engine, "handle_error", _masked_ping_failure)
+    return engine
+
+
+def _masked_ping_failure(context: ExceptionContext) -> None:
+    """A pre-ping that a lost connection failed is a disconnect, whatever error hides it.
+
+    psycopg's ping (SQLAlchemy's `do_ping`) restores autocommit in a `finally`: when the
+    socket closes under the ping, the restore can raise ProgrammingError ("can't change
+    'autocommit' now") over the OperationalError, which SQLAlchemy then takes for a bug,
+    not a lost connection: a database that went away was a 500 instead of a 503, and the
+    referee's INTERNAL instead of UNAVAILABLE. As a disconnect, the pool connects anew."""
+    cause = context.original_exception.__context__
+    if context.is_pre_ping and isinstance(cause, context.dialect.loaded_dbapi.OperationalError):
+        context.is_disconnect = True
 
 
 class Store:
