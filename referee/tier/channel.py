@@ -20,8 +20,8 @@ not acknowledging the request.
 A bot found nowhere has the grace period to come back, as with a lone
 referee; one whose replica died has it too, but past it (or past the move's
 deadline) the relay is at fault, not the bot. So is it for any timeout or
-absence over which Redis failed or stalled (`Outages`): the registry could not
-say where the bot was.
+absence over which Redis failed or stalled, or another replica's heartbeat was
+overdue (`Outages`): the registry could not say where the bot was.
 """
 
 from __future__ import annotations
@@ -159,11 +159,12 @@ class RelaySeatChannel:
                     "and the bot did not answer in time elsewhere"
                 ) from error
             since = started if self._absent_since is None else min(started, self._absent_since)
-            if not self._outages.clear_since(since):
+            doubt = self._outages.doubt_since(since)
+            if doubt is not None:
                 # Where the bot was, and how much of its time a look-up took, rested on
-                # a Redis that did not serve: nothing here is known to be the bot's doing.
+                # a registry not to be believed: nothing here is known to be the bot's doing.
                 raise RelayUnavailable(
-                    "Redis failed or stalled during the move or while the bot was away: "
+                    f"{doubt} during the move or while the bot was away: "
                     "the tier could not know where the bot was"
                 ) from error
             raise

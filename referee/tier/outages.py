@@ -7,14 +7,17 @@ replica it left. A bot away over such a time is not known to be away, so the ver
 on it is the relay's fault, not the bot's (`RelaySeatChannel`).
 
 Every replica of a tier shares one Redis: what this replica saw of it stands for what
-the others could write.
+the others could write, but for a replica cut off from it alone. That one opens no
+session (it could not make it known), and cannot tell the tier whom it refused; the
+others see its heartbeat overdue, and believe the registry no more than after an outage
+of their own.
 """
 
 from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 log = logging.getLogger(__name__)
 
@@ -33,23 +36,36 @@ class Outages:
         self._settle_s = settle_s
         self._down = False
         self._trusted_from = -math.inf
+        self._why = ""
 
     def failed(self, error: BaseException) -> None:
         """A command failed (or timed out)."""
         if not self._down:
             self._down = True
+            self._why = "Redis failed"
             log.warning("tier: Redis is unavailable (%r); retrying", error)
 
     def answered(self, started: float | None = None) -> None:
         """A command answered; one that `started` more than SLOW_S ago met a stall."""
-        now = self._clock()
         if self._down:
             log.warning("tier: Redis answers again")
-        if self._down or (started is not None and now - started > SLOW_S):
-            self._trusted_from = now + self._settle_s
             self._down = False
+            self._distrust("Redis failed")
+        elif started is not None and self._clock() - started > SLOW_S:
+            self._distrust("Redis stalled")
 
-    def clear_since(self, since: float) -> bool:
-        """Whether Redis served well from `since` to now, the registry's catching up
-        after an outage included."""
-        return not self._down and since >= self._trusted_from
+    def overdue(self, replicas: Sequence[str]) -> None:
+        """The heartbeats of other `replicas` are overdue: they may have let bots go, or
+        refused them, without the tier knowing."""
+        self._distrust(f"the heartbeat of replica {', '.join(replicas)} was overdue")
+
+    def doubt_since(self, since: float) -> str | None:
+        """Why the registry was not to be believed at some time from `since` to now (the
+        catching up after an outage included), or None if it was throughout."""
+        if self._down or since < self._trusted_from:
+            return self._why
+        return None
+
+    def _distrust(self, why: str) -> None:
+        self._trusted_from = self._clock() + self._settle_s
+        self._why = why

@@ -321,6 +321,36 @@ def test_a_bot_away_while_redis_stalled_is_not_struck(
         proxy.close()
 
 
+def test_a_bot_away_while_another_replica_is_cut_off_is_not_struck(
+    redis_server: RedisServer,
+) -> None:
+    """b cannot reach Redis, so it opens no session (it could not make one known): a bot
+    that left a and lands on b is refused there, for the arena's fault, and b cannot tell
+    the tier so. a sees b's heartbeat overdue (by Redis's clock): a seat away meanwhile
+    aborts its match, where it would have timed out."""
+    proxy, through = TcpProxy.before(redis_server.url)
+
+    async def test() -> None:
+        async with tiers(redis_server.url, "a") as (a,), tiers(through, "b") as (b,):
+            first = a.hub.open("bot", 1)
+            await a.beat()
+            await b.beat()
+            proxy.cut()
+
+            async def overdue() -> bool:
+                return a.outages.doubt_since(time.monotonic()) is not None
+
+            await eventually(overdue, "a to see b's heartbeat overdue")
+            a.hub.close(first)
+            with pytest.raises(RelayUnavailable, match="overdue"):
+                await a.seats.channel("bot").act(act("r1"), 0.3)
+
+    try:
+        run(test)
+    finally:
+        proxy.close()
+
+
 def test_a_refusal_on_one_replica_excuses_an_absence_on_the_others(
     redis_server: RedisServer,
 ) -> None:
