@@ -286,9 +286,7 @@ class Tier:
         try:
             await asyncio.wait_for(self.beat(), self.bounds.heartbeat_s)
         except (RedisError, OSError, TimeoutError) as error:
-            self.outages.failed(error)
-            if self.ready:
-                log.warning("tier: heartbeat failed (%s); trying again", error)
+            self.outages.failed(error)  # logs the outage's start, once
         else:
             self.outages.answered()
         reached = self._made if self._reached is None else self._reached

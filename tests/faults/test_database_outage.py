@@ -36,16 +36,18 @@ def outage(tmp_path: Path) -> Iterator[tuple[RefereeProc, list[BotHandle], TcpPr
     """A referee on PostgreSQL through a proxy, with three `arena bot run random` bots."""
     with postgres_schema() as url:
         proxy, through = TcpProxy.before(url)
-        procs = Processes(tmp_path)
-        try:
-            referee = launch_referee(tmp_path, procs, db=through)
-            bots = [referee.run_bot("random", referee.register("random")) for _ in range(PLAYERS)]
-            referee.wait_connected(bots)
-            yield referee, bots, proxy
-            referee.channel.close()
-        finally:
-            procs.close()
-            proxy.close()
+        with proxy:
+            procs = Processes(tmp_path)
+            try:
+                referee = launch_referee(tmp_path, procs, db=through)
+                bots = [
+                    referee.run_bot("random", referee.register("random")) for _ in range(PLAYERS)
+                ]
+                referee.wait_connected(bots)
+                yield referee, bots, proxy
+                referee.channel.close()
+            finally:
+                procs.close()
 
 
 @pytest.mark.parametrize("fault", ["cut", "freeze"])

@@ -78,17 +78,16 @@ def tier(tmp_path: Path, redis_server: RedisServer) -> Iterator[TierArena]:
 @pytest.fixture
 def relayed(tmp_path: Path, redis_server: RedisServer) -> Iterator[tuple[TierArena, TcpProxy]]:
     """Replicas A and B, which reach the relay's Redis through a proxy (the broker directly)."""
-    proxy = TcpProxy("127.0.0.1", redis_server.port)
-    procs = Processes(tmp_path)
-    try:
-        arena = TierArena(tmp_path, procs, redis_server, relay_port=proxy.port)
+    with TcpProxy("127.0.0.1", redis_server.port) as proxy:
+        procs = Processes(tmp_path)
         try:
-            yield arena, proxy
+            arena = TierArena(tmp_path, procs, redis_server, relay_port=proxy.port)
+            try:
+                yield arena, proxy
+            finally:
+                arena.close()
         finally:
-            arena.close()
-    finally:
-        procs.close()
-        proxy.close()
+            procs.close()
 
 
 @pytest.fixture

@@ -296,10 +296,10 @@ def test_a_bot_away_while_redis_stalled_is_not_struck(
     asks its bots to move): b cannot publish the new session, and a's look-up, answered
     once Redis is back, finds the bot nowhere or, late, on b. The deadline passed
     meanwhile, for the relay's fault, not the bot's: the match aborts, nobody is struck."""
-    proxy, url = TcpProxy.before(redis_server.url)
+    proxy, through = TcpProxy.before(redis_server.url)
 
     async def test() -> None:
-        async with tiers(url, "a", "b") as (a, b):
+        async with tiers(through, "a", "b") as (a, b):
             first = a.hub.open("bot", 1)
             await a.beat()
             await b.beat()
@@ -315,10 +315,8 @@ def test_a_bot_away_while_redis_stalled_is_not_struck(
             with pytest.raises(RelayUnavailable, match="Redis"):
                 await asyncio.wait_for(asking, 10)
 
-    try:
+    with proxy:
         run(test)
-    finally:
-        proxy.close()
 
 
 def test_a_bot_away_while_another_replica_is_cut_off_is_not_struck(
@@ -345,10 +343,8 @@ def test_a_bot_away_while_another_replica_is_cut_off_is_not_struck(
             with pytest.raises(RelayUnavailable, match="overdue"):
                 await a.seats.channel("bot").act(act("r1"), 0.3)
 
-    try:
+    with proxy:
         run(test)
-    finally:
-        proxy.close()
 
 
 def test_a_refusal_on_one_replica_excuses_an_absence_on_the_others(

@@ -255,10 +255,8 @@ def test_a_replica_that_cannot_reach_the_relay_opens_no_session(
 
             await eventually(opened, "a session on b once b reaches Redis again", 30)
 
-    try:
+    with proxy:
         run(test, 90)
-    finally:
-        proxy.close()
 
 
 def test_a_bot_holds_a_session_on_every_replica_and_its_matches_relay_no_move(

@@ -60,6 +60,7 @@ async def replicas(
     *names: str,
     hosts: Sequence[str] = (),
     port: int = 0,
+    relay_url: str = "",
     **settings: Any,
 ) -> AsyncIterator[list[Referee]]:
     """Referee servers (`referee.server.start`) named `names`, on one database in `workdir`
@@ -67,9 +68,8 @@ async def replicas(
     listens on `hosts[i]`, else on 127.0.0.1 (a client of `[::1]` comes from another
     address than one of 127.0.0.1; one of 127.0.0.2 does not: Linux picks 127.0.0.1),
     on `port` (0: a port of its own; else one port they share, as behind a load balancer:
-    the kernel gives each new connection to one of them). `relay_url` among `settings`
-    reaches the same Redis another way (through a proxy the test can cut)."""
-    relay_url = settings.pop("relay_url", redis.url)
+    the kernel gives each new connection to one of them). `relay_url`, if given, reaches
+    the same Redis another way (through a proxy the test can cut)."""
     started = []
     try:
         for index, name in enumerate(names):
@@ -80,7 +80,7 @@ async def replicas(
                         listen=f"{host}:{port}",
                         database_url=f"sqlite:///{workdir / 'arena.db'}",
                         metrics_port=None,
-                        relay_url=relay_url,
+                        relay_url=relay_url or redis.url,
                         replica=name,
                         shutdown_grace_s=1,
                         **settings,

@@ -90,6 +90,12 @@ class TcpProxy:
         if self._open:
             self.cut()
 
+    def __enter__(self) -> TcpProxy:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
     def _accept(self, listener: socket.socket) -> None:
         try:
             while self._open:

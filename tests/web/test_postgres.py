@@ -76,7 +76,7 @@ def test_a_database_that_goes_away_is_503_with_retry_after(pg_arena: Arena) -> N
     proxy, through = TcpProxy.before(pg_arena.url)
     store = Store(through)
     try:
-        with TestClient(create_app(store)) as client:
+        with proxy, TestClient(create_app(store)) as client:
             assert client.get("/api/ladders").status_code == 200
             proxy.cut()
             for path in ("/api/ladders", "/", f"/tournaments/{pg_arena.tournament}"):
@@ -94,4 +94,3 @@ def test_a_database_that_goes_away_is_503_with_retry_after(pg_arena: Arena) -> N
             assert client.get("/api/ladders").status_code == 200
     finally:
         store.close()
-        proxy.close()
