@@ -27,6 +27,11 @@ def _reset(sock: socket.socket) -> None:
     with contextlib.suppress(OSError):
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
     with contextlib.suppress(OSError):
+        # Wakes the pump blocked in `recv` on it: until that returns, the kernel keeps the
+        # socket, and its close sends nothing (the peer, a Redis client blocked on a read,
+        # say, would wait for its timeout, and Redis would still serve its pending command).
+        sock.shutdown(socket.SHUT_RD)
+    with contextlib.suppress(OSError):
         sock.close()
 
 
