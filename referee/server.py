@@ -246,7 +246,6 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
             opens,
             tier.replica,
             tier.session_replicas,
-            tier.sessions_refused,
             tier.published,
         )
     pb_grpc.add_BotServiceServicer_to_server(service, server)

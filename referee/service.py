@@ -85,14 +85,11 @@ class BotService(pb_grpc.BotServiceServicer):
         opens: Allowance | None = None,
         replica: str = "",
         replicas: Callable[[], Sequence[str]] = tuple,
-        refused: Callable[[], None] | None = None,
         published: Callable[[BotSession], Awaitable[bool]] | None = None,
     ) -> None:
         """`replica` is this replica's name in a tier ("" for a lone referee), and
         `replicas` the tier's live replicas that take sessions, named in `Welcome`;
-        `refused` tells the referee (in a tier, every replica) that a session could not
-        open for the arena's fault (the hub's `refused` by default); `published` says
-        whether the tier knows where a session just opened is (always, alone)."""
+        `published` says whether the tier knows where a session just opened is (always, alone)."""
         self._settings = settings
         self._store = store
         self._hub = hub
@@ -100,7 +97,6 @@ class BotService(pb_grpc.BotServiceServicer):
         self._metrics = metrics
         self._replica = replica
         self._replicas = replicas
-        self._refused = refused or hub.refused
         self._published = published or _known_here
         # Per bot; in a tier, counted across the replicas (the bot may reach any), or on
         # the replica a session asks for (see Session).
@@ -222,7 +218,7 @@ class BotService(pb_grpc.BotServiceServicer):
                 # matches: it connects again, to a replica that reaches the relay. (One
                 # closed meanwhile was replaced, or its bot left: nobody was refused.)
                 self._hub.close(session)
-                self._refused()
+                self._hub.refused()
                 await unavailable(context, UNPUBLISHED)
             self._metrics.bots_connected.set(len(self._hub.connected()))
             reader = asyncio.create_task(self._read(context, session))
@@ -259,7 +255,7 @@ class BotService(pb_grpc.BotServiceServicer):
         try:
             return await asyncio.wait_for(read, TOKEN_READ_S)
         except (DBAPIError, TimeoutError) as error:
-            self._refused()
+            self._hub.refused()
             return error
 
     async def _kept_out(

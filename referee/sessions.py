@@ -64,9 +64,6 @@ TOKEN_READ_S = 1.0
 an index: milliseconds). A database that does not answer in this time (a network that
 drops its packets, a stopped host) is unavailable: the session is refused as when it
 fails at once, and the bot retries."""
-REFUSALS_TOLD_EVERY_S = 0.5
-"""A replica of a tier tells the others of the sessions it refused for the arena's fault at
-most this often; so an absence is matched with refusals up to this much before it too."""
 
 
 class Deadline:
@@ -292,13 +289,16 @@ class SessionHub:
         """A session could not open for a fault of the arena's (its database failed)."""
         self._refused_at = self._clock()
 
+    def refused_ago(self) -> float | None:
+        """How long ago a session was last refused for the arena's fault (None: never)."""
+        return None if self._refused_at is None else self._clock() - self._refused_at
+
     def refused_within(self, seconds: float) -> bool:
         """Whether a session was refused for the arena's fault in the last `seconds`: a bot
         away that long may have been one kept out (who asked is not known without the
         database), and its absence is not its fault."""
-        if self._refused_at is None:
-            return False
-        return self._clock() - self._refused_at <= seconds + REFUSALS_TOLD_EVERY_S
+        ago = self.refused_ago()
+        return ago is not None and ago <= seconds
 
     def changed(self) -> asyncio.Future[None]:
         """A future done when a session next opens or closes.

@@ -22,6 +22,13 @@ referee; one whose replica died has it too, but past it (or past the move's
 deadline) the relay is at fault, not the bot. So is it for any timeout or
 absence over which Redis failed or stalled, or another replica's heartbeat was
 overdue (`Outages`): the registry could not say where the bot was.
+
+Before a bot away is struck or forfeited, the other replicas are asked whether
+they refused a session for the arena's fault meanwhile (it may have been the
+bot's): asked, not told by them, because one cut off from Redis refuses every
+bot (it could not publish the session) and cannot tell anyone until it is back,
+while its heartbeat is not yet overdue. One that refused, or does not answer,
+makes the absence the arena's fault.
 """
 
 from __future__ import annotations
@@ -34,7 +41,14 @@ from enum import Enum
 from redis.exceptions import RedisError
 
 from ladder.records import Notice
-from referee.channels import ActRequest, Answer, RelayUnavailable, SeatGone, SeatTimeout
+from referee.channels import (
+    ActRequest,
+    Answer,
+    RelayUnavailable,
+    SeatGone,
+    SeatTimeout,
+    SessionsRefused,
+)
 from referee.metrics import RefereeMetrics
 from referee.sessions import Absence, SessionHub
 from referee.tier.outages import Outages
@@ -50,7 +64,11 @@ RESEND_S = 0.2
 LIVE_S = 1.0
 """How often an acknowledged request looks whether its holder is still among the live replicas."""
 VERDICT_S = 1.0
-"""How long past the deadline the holder's verdict may take before the relay is at fault."""
+"""How long past the deadline the holder's verdict may take before the relay is at fault;
+and the other replicas' word on their refusals before an absence's verdict."""
+REFUSALS = "refusals"
+"""The call that asks a replica how long ago it last refused a session for the arena's
+fault (`SessionHub.refused_ago`)."""
 
 
 class Away(Enum):
@@ -143,12 +161,12 @@ class RelaySeatChannel:
                     # replica's closed session.
                     # Polled: a bot coming back to another replica wakes nothing here.
                     away = away or Absence(self._hub, self._grace_s, POLL_S)
-                    await self._wait_away(away, remaining)
+                    await self._wait_away(away, remaining, started)
                     continue
                 self._absent_since = None
                 if remaining <= 0:
                     raise SeatTimeout()
-                relayed = await self._relayed(holder, request, deadline)
+                relayed = await self._relayed(holder, request, started, deadline)
                 if isinstance(relayed, Answer):
                     return relayed
                 orphaned = orphaned or relayed is Away.ORPHANED
@@ -181,13 +199,50 @@ class RelaySeatChannel:
                     ) from error
                 await asyncio.sleep(POLL_S)
 
-    async def _wait_away(self, away: Absence, remaining: float) -> None:
+    async def _wait_away(self, away: Absence, remaining: float, started: float) -> None:
         now = self._clock()
         if self._absent_since is None:
             self._absent_since = now
-        await away.wait(now - self._absent_since, remaining)
+        try:
+            await away.wait(now - self._absent_since, remaining)
+        except (SeatTimeout, SeatGone):
+            await self._kept_out(min(started, self._absent_since))
+            raise
 
-    async def _relayed(self, holder: Holder, request: ActRequest, deadline: float) -> Answer | Away:
+    async def _kept_out(self, since: float) -> None:
+        """Raises an ArenaFault if another replica refused a session for the arena's fault
+        since `since` (it may have been the bot's), or does not say within VERDICT_S.
+
+        Asked at the verdict, so an answer covers every refusal before it; an answer's
+        `ago` is counted back from its arrival, which can only make a refusal seem later.
+        """
+        if self._outages.doubt_since(since) is not None:
+            return  # the relay's fault already, whatever they say (`act`)
+        me = self._relay.replica
+        peers = [replica.name for replica in self._live() if replica.name != me]
+        said = await asyncio.gather(
+            *(self._relay.call(peer, REFUSALS, {}, VERDICT_S) for peer in peers),
+            return_exceptions=True,
+        )
+        now = self._clock()
+        silent = []
+        for peer, word in zip(peers, said, strict=True):
+            if isinstance(word, BaseException):
+                silent.append(peer)
+            elif word["ago"] is not None and now - word["ago"] >= since:
+                raise SessionsRefused(
+                    f"replica {peer} refused a session for the arena's fault while the "
+                    "bot was away: it may have kept the bot out"
+                )
+        if silent:
+            raise RelayUnavailable(
+                f"replica {', '.join(silent)} did not say within {VERDICT_S:g} s whether it "
+                "refused a session while the bot was away"
+            )
+
+    async def _relayed(
+        self, holder: Holder, request: ActRequest, started: float, deadline: float
+    ) -> Answer | Away:
         """The answer through `holder`'s replica, or why the bot may be elsewhere now."""
         sent = self._clock()
         asked = self._relay.ask(holder.replica, self.bot_id, request, deadline - sent)
@@ -196,7 +251,7 @@ class RelaySeatChannel:
             while not asked.outcome.done():
                 now = self._clock()
                 if now >= deadline:
-                    await self._verdict(asked, deadline)
+                    await self._verdict(asked, started, deadline)
                     break
                 step = min(deadline - now, LIVE_S if asked.taken.done() else RESEND_S)
                 # Not woken by the acknowledgement alone: it matters only at the resend's
@@ -233,7 +288,7 @@ class RelaySeatChannel:
         """Why a request left `holder`: the bot moved, or its replica is not live any more."""
         return Away.MOVED if holder.replica in self._live_names() else Away.ORPHANED
 
-    async def _verdict(self, asked: Asked, deadline: float) -> None:
+    async def _verdict(self, asked: Asked, started: float, deadline: float) -> None:
         """Past the deadline with no answer: the holder's word on what became of the request.
 
         One not yet acknowledged is asked about too: it may still be on its way, or its
@@ -260,6 +315,7 @@ class RelaySeatChannel:
                 raise RelayUnavailable(
                     "the bot moved during the move and the word of it came after its deadline"
                 )
+            await self._kept_out(started)  # it is nowhere now
             raise SeatTimeout()
 
     def _settled(self, asked: Asked, sent: float) -> Answer | Away:

@@ -28,12 +28,11 @@ it sent that request to):
 - `notice`: pass this notice on to the bot;
 - `revoke`: end the bot's session if it was opened with this token (hash):
   the token was rotated;
-- `refused`: the sender refused a session for the arena's fault (its database
-  failed): a seat away meanwhile is not struck but its match aborted;
 - `ended`: a match this replica played has ended (whoever waits for it here
   reads the database now instead of at its next poll);
-- `call` / `reply`: run a function of the receiver (StartMatch placement) and
-  send back its result.
+- `call` / `reply`: run a function of the receiver (StartMatch placement; when
+  it last refused a session, `referee.tier.channel.REFUSALS`) and send back its
+  result.
 """
 
 from __future__ import annotations
@@ -302,11 +301,6 @@ class Relay:
         for replica in replicas:
             self.push(replica, {"kind": "revoke", "bot": bot_id, "credential": credential})
 
-    def refused(self, replicas: list[str]) -> None:
-        """Tell `replicas` that this one refused a session for the arena's fault."""
-        for replica in replicas:
-            self.push(replica, {"kind": "refused"})
-
     def announce_end(self, match_id: str, replicas: list[str]) -> None:
         """Tell `replicas` that `match_id`, played here, has ended."""
         for replica in replicas:
@@ -413,8 +407,6 @@ class Relay:
                 session.send(notice_from_json(message["notice"]))
         elif kind == "revoke":
             self._hub.revoke(message["bot"], message["credential"])
-        elif kind == "refused":
-            self._hub.refused()
         elif kind == "ended":
             for listener in self.on_ended:
                 listener(message["id"])

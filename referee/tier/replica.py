@@ -37,7 +37,7 @@ from referee.seat_view import SEAT_STREAMS
 from referee.seats import SLOT_POLL_S, Connected
 from referee.sessions import Reconnect, Replicas, Session, SessionHub
 from referee.stopping import cancel_and_wait
-from referee.tier.channel import Locator, RelaySeatChannel
+from referee.tier.channel import REFUSALS, Locator, RelaySeatChannel
 from referee.tier.outages import Outages
 from referee.tier.public import PublicTier
 from referee.tier.registry import DEFAULT_BOUNDS, Bounds, Listed, Registry, Replica
@@ -164,6 +164,7 @@ class Tier:
         """Whether Redis served this replica well enough of late for the registry to
         say where a bot is (a session opened meanwhile is published at a later beat)."""
         self.relay = Relay(self.clients, replica, hub, metrics, self.outages, clock)
+        self.relay.handle(REFUSALS, self._refusals)
         self.public = PublicTier(self.clients.commands, clock)
         """Public watching of matches played by another replica (started by the server)."""
         self.seat_views = PublicTier(self.clients.commands, clock, SEAT_STREAMS)
@@ -359,15 +360,8 @@ class Tier:
         peers = [replica.name for replica in live if replica.name != self.replica]
         self.relay.revoke(bot_id, credential, peers)
 
-    def sessions_refused(self) -> None:
-        """A session could not open here for the arena's fault; the bot it was may have a
-        seat in a match on any replica, so each is told (at most every
-        `REFUSALS_TOLD_EVERY_S`: a bot retries often, and so do many)."""
-        told = self.hub.refused_within(0.0)  # within REFUSALS_TOLD_EVERY_S, that is
-        self.hub.refused()
-        if not told:
-            peers = [replica.name for replica in self.live if replica.name != self.replica]
-            self.relay.refused(peers)
+    async def _refusals(self, _: dict[str, Any]) -> dict[str, Any]:
+        return {"ago": self.hub.refused_ago()}
 
     def match_ended(self, match_id: str) -> None:
         """Tell the other replicas, where a caller may wait for it, that a match ended."""

@@ -347,33 +347,61 @@ def test_a_bot_away_while_another_replica_is_cut_off_is_not_struck(
         run(test)
 
 
+@pytest.mark.parametrize("after", ["cut", "back"])
+def test_a_bot_kept_out_by_a_replica_cut_off_a_moment_ago_is_not_struck(
+    redis_server: RedisServer, after: str
+) -> None:
+    """b lost Redis a moment ago: its heartbeat is not overdue yet, and it could not tell
+    the tier that it refused the bot that left a. a's seat, away meanwhile, is not struck
+    when its deadline passes: a asks the other replicas whether they refused a session,
+    and b does not answer while it is cut off (`cut`), or says it did once it is `back`."""
+    proxy, through = TcpProxy.before(redis_server.url)
+
+    async def test() -> None:
+        async with tiers(redis_server.url, "a") as (a,), tiers(through, "b") as (b,):
+            first = a.hub.open("bot", 1)
+            await a.beat()
+            await b.beat()
+            proxy.cut()
+            a.hub.close(first)
+            b.hub.refused()  # the bot, leaving a, was kept out of b
+
+            def asked(replica: str, message: dict[str, Any]) -> bool:
+                if after == "back" and message["kind"] == "call":
+                    proxy.restore()  # b's Redis comes back as a asks it
+                return False  # sent on
+
+            a.relay.fault = asked
+            fault = SessionsRefused if after == "back" else RelayUnavailable
+            with pytest.raises(fault, match="replica b"):
+                await a.seats.channel("bot").act(act("r1"), 0.3)
+
+    with proxy:
+        run(test)
+
+
 def test_a_refusal_on_one_replica_excuses_an_absence_on_the_others(
     redis_server: RedisServer,
 ) -> None:
     """b's database failed to open a session, whose is not known: a seat on a, away
-    meanwhile, aborts its match (SessionsRefused) where it would have timed out."""
+    meanwhile, aborts its match (SessionsRefused) where it would have timed out; with no
+    refusal, the absence is the bot's own."""
 
     async def test() -> None:
         async with tiers(redis_server.url, "a", "b") as (a, b):
             await a.beat()
             await b.beat()
-            told: list[str] = []
+            with pytest.raises(SeatTimeout):
+                await a.seats.channel("absent").act(act("r1"), 0.2)
 
-            def record(replica: str, message: dict[str, Any]) -> bool:
-                told.append(message["kind"])
+            def asked(replica: str, message: dict[str, Any]) -> bool:
+                if message["kind"] == "call":
+                    b.hub.refused()  # while the bot is away
                 return False  # sent on
 
-            b.relay.fault = record
-            b.sessions_refused()
-            b.sessions_refused()  # a bot retrying at once: the tier is told once
-            assert told == ["refused"]
-
-            async def heard() -> bool:
-                return a.hub.refused_within(1.0)
-
-            await eventually(heard, "replica a to hear of b's refusal")
-            with pytest.raises(SessionsRefused):
-                await a.seats.channel("absent").act(act("r1"), 0.2)
+            a.relay.fault = asked
+            with pytest.raises(SessionsRefused, match="replica b"):
+                await a.seats.channel("absent").act(act("r2"), 0.2)
 
     run(test)
 
