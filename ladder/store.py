@@ -330,6 +330,13 @@ class Store:
                 return None
             return _bot(row)
 
+    def token_hashes(self, bot_ids: Sequence[str]) -> dict[str, str]:
+        """The hash of each registered bot's current token, by bot id."""
+        row = BotRow.__table__.c
+        with self.session() as session:
+            found = session.execute(select(row.id, row.token_hash).where(row.id.in_(list(bot_ids))))
+            return {bot_id: token_hash for bot_id, token_hash in found}
+
     def bot(self, bot_id: str) -> Bot:
         """The bot with this id; raises NotFound."""
         with self.session() as session:

@@ -46,6 +46,7 @@ from referee.gate import Gatekeeper
 from referee.matches import MatchManager
 from referee.metrics import RefereeMetrics
 from referee.presence import Presence
+from referee.revocation import keep_ending_revoked
 from referee.runner import Limits
 from referee.seats import LocalSeats, Seats
 from referee.service import BotService, RefereeService
@@ -126,6 +127,8 @@ class Referee:
     stopped: asyncio.Event
     """Set once a shutdown has stopped the matches: the waits still open are answered."""
     tier: Tier | None = None
+    revocations: asyncio.Task[None] | None = None
+    """In a tier: ends the sessions of rotated tokens whose word the relay lost."""
 
     async def stop(self) -> dict[str, list[str]]:
         """Shut down gracefully; returns the matches that finished and were aborted."""
@@ -145,7 +148,10 @@ class Referee:
                 )
         outcome = await self.manager.shutdown(grace)
         self.stopped.set()
-        await cancel_and_wait(self.leases, self.presence_renewal)
+        background = [self.leases, self.presence_renewal]
+        if self.revocations is not None:
+            background.append(self.revocations)
+        await cancel_and_wait(*background)
         self.hub.close_all()
         await self.presence.flush()
         if self.tier is not None:
@@ -292,6 +298,11 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
     await health_state.set(tier is None or tier.ready)
     leases = asyncio.create_task(manager.keep_leases(), name="match leases")
     renewal = asyncio.create_task(presence.keep(), name="bot presence")
+    revocations = (
+        None
+        if tier is None
+        else asyncio.create_task(keep_ending_revoked(store, hub), name="revocations")
+    )
     return Referee(
         settings,
         server,
@@ -306,6 +317,7 @@ async def start(settings: RefereeSettings, metrics: RefereeMetrics | None = None
         renewal,
         stopped,
         tier,
+        revocations,
     )
 
 

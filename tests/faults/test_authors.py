@@ -14,6 +14,7 @@ from pathlib import Path
 import grpc
 
 from cardarena_api.v1 import arena_pb2 as pb
+from referee.revocation import TOKENS_CHECKED_EVERY_S
 from tests.support.aio import run
 from tests.support.authoring import ADMIN, Client, address, auth, code_of, refusal, tier
 from tests.support.processes import ARENA
@@ -111,6 +112,48 @@ def test_names_tokens_and_a_rotation_across_the_tier(
             welcome = await new.read()
             assert isinstance(welcome, pb.RefereeMessage) and welcome.HasField("welcome")
             new.cancel()
+            for client in (a, b):
+                await client.channel.close()
+
+    run(test, 120)
+
+
+def test_a_rotation_whose_word_the_relay_lost_still_ends_the_old_session(
+    tmp_path: Path, redis_server: RedisServer
+) -> None:
+    """The relay loses replica a's word to b that alice's token was rotated (a push
+    popped by a connection that died, an inbox that expired, a replica that stopped
+    before its push): b still ends her session opened with the old token, once it
+    finds the token is not the bot's any more."""
+
+    async def test() -> None:
+        async with tier(tmp_path, redis_server, "invite") as (ref_a, ref_b):
+            a, b = Client(ref_a), Client(ref_b)
+            one = await a.sign_up("one", await invite(a, 1))
+            alice = await a.register("alice", one.token)
+            assert ref_a.tier is not None
+            ref_a.tier.relay.fault = lambda replica, message: message["kind"] == "revoke"
+            held = asyncio.Event()
+            hello = pb.BotMessage(hello=pb.Hello(capacity=1))
+
+            async def holding() -> AsyncIterator[pb.BotMessage]:
+                yield hello
+                await held.wait()
+
+            session = b.bots.Session(holding(), metadata=auth(alice.token), timeout=60)
+            first = await session.read()
+            assert isinstance(first, pb.RefereeMessage) and first.HasField("welcome")
+            await wait_listed(a, first.welcome.bot_id, "b")
+            rotate = pb.RotateBotTokenRequest(bot="alice")
+            await a.authors.RotateBotToken(rotate, metadata=auth(one.token), timeout=10)
+            asked = time.monotonic()
+            messages = []
+            while (message := await asyncio.wait_for(session.read(), 30)) is not grpc.aio.EOF:
+                messages.append(message)
+            took = time.monotonic() - asked
+            held.set()
+            assert any("token was rotated" in m.error.message for m in messages), messages
+            assert took < TOKENS_CHECKED_EVERY_S + 2, f"the old session lasted {took:.1f} s"
             for client in (a, b):
                 await client.channel.close()
 
