@@ -20,15 +20,14 @@ not acknowledging the request.
 A bot found nowhere has the grace period to come back, as with a lone
 referee; one whose replica died has it too, but past it (or past the move's
 deadline) the relay is at fault, not the bot. So is it for any timeout or
-absence over which Redis failed or stalled, or another replica's heartbeat was
-overdue (`Outages`): the registry could not say where the bot was.
+absence over which Redis failed or stalled (`Outages`): the registry could not
+say where the bot was.
 
 Before a bot away is struck or forfeited, the other replicas are asked whether
 they refused a session for the arena's fault meanwhile (it may have been the
 bot's): asked, not told by them, because one cut off from Redis refuses every
-bot (it could not publish the session) and cannot tell anyone until it is back,
-while its heartbeat is not yet overdue. One that refused, or does not answer,
-makes the absence the arena's fault.
+bot (it could not publish the session) and cannot tell anyone until it is back.
+One that refused, or does not answer, makes the absence the arena's fault.
 """
 
 from __future__ import annotations

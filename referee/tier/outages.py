@@ -8,16 +8,15 @@ on it is the relay's fault, not the bot's (`RelaySeatChannel`).
 
 Every replica of a tier shares one Redis: what this replica saw of it stands for what
 the others could write, but for a replica cut off from it alone. That one opens no
-session (it could not make it known), and cannot tell the tier whom it refused; the
-others see its heartbeat overdue, and believe the registry no more than after an outage
-of their own.
+session (it could not make it known); whom it refused, the others ask it at the verdict
+on a seat whose bot is away (`RelaySeatChannel`).
 """
 
 from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 log = logging.getLogger(__name__)
 
@@ -53,11 +52,6 @@ class Outages:
             self._distrust("Redis failed")
         elif started is not None and self._clock() - started > SLOW_S:
             self._distrust("Redis stalled")
-
-    def overdue(self, replicas: Sequence[str]) -> None:
-        """The heartbeats of other `replicas` are overdue: they may have let bots go, or
-        refused them, without the tier knowing."""
-        self._distrust(f"the heartbeat of replica {', '.join(replicas)} was overdue")
 
     def doubt_since(self, since: float) -> str | None:
         """Why the registry was not to be believed at some time from `since` to now (the

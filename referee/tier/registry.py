@@ -214,13 +214,8 @@ for i = 8, #KEYS do
     table.insert(lost, i - 8)
   end
 end
-local live = redis.call('ZRANGEBYSCORE', KEYS[4], now, '+inf', 'WITHSCORES')
-local names, untils = {}, {}
-for i = 1, #live, 2 do
-  table.insert(names, live[i])
-  table.insert(untils, live[i + 1])
-end
-return {stale, lost, names, values_of(KEYS[3], names), untils, now}
+local names = redis.call('ZRANGEBYSCORE', KEYS[4], now, '+inf')
+return {stale, lost, names, values_of(KEYS[3], names)}
 """
 )
 
@@ -341,10 +336,6 @@ class Bounds:
 
 DEFAULT_BOUNDS = Bounds()
 
-OVERDUE_BEATS = 2
-"""Heartbeats a replica may miss before the others count it overdue (a slow beat, or a
-loaded machine, misses one now and then)."""
-
 
 @dataclass(frozen=True)
 class Listed:
@@ -392,9 +383,6 @@ class Beat:
     """(bot, match) slots of this replica that had expired or were gone: not renewed."""
     replicas: list[Replica]
     """The live replicas, by name."""
-    overdue: list[str]
-    """The live replicas whose last heartbeat is older than OVERDUE_BEATS heartbeats (by
-    Redis's clock): cut off from Redis, stalled or dead, not yet expired."""
 
 
 def slots_key(bot_id: str) -> str:
@@ -483,18 +471,11 @@ class Registry:
         args += [f"{self.replica}|{match_id}" for _, match_id in slots]
         keys = [SESSIONS, SESSIONS_UNTIL, REPLICAS, REPLICAS_UNTIL, INSTANCES, HELD, HELD_UNTIL]
         keys += [slots_key(bot_id) for bot_id, _ in slots]
-        stale, lost, names, values, untils, now = await self._heartbeat(keys=keys, args=args)
-        # An entry lives `expiry_s` from its replica's last beat.
-        beaten_before = int(now) + bounds.ms(bounds.expiry_s - OVERDUE_BEATS * bounds.heartbeat_s)
+        stale, lost, names, values = await self._heartbeat(keys=keys, args=args)
         return Beat(
             [_text(bot) for bot in stale],
             [slots[int(i)] for i in lost],
             self._replicas(names, values),
-            [
-                _text(name)
-                for name, until in zip(names, untils, strict=True)
-                if float(until) < beaten_before
-            ],
         )
 
     async def leave(self) -> None:

@@ -248,8 +248,6 @@ class Tier:
         slots = [(bot, match) for match, bots in self.held.items() for bot in dict.fromkeys(bots)]
         beat = await self.registry.heartbeat(sessions, slots, self.draining, len(self.held))
         self._reached = self.clock()
-        if late := [name for name in beat.overdue if name != self.replica]:
-            self.outages.overdue(late)
         for bot_id, match_id in beat.lost:
             # Renewing it now could take the bot past its capacity: the match plays on
             # without the slot, and its lease (in the database) says whether it may.
