@@ -28,7 +28,7 @@ from ladder.models import (
 )
 from ladder.names import name_key
 from ladder.records import PlanStatus, TournamentFormat, TournamentStatus
-from ladder.store import PRESENCE_RENEW_S, NotFound, Store, utcnow
+from ladder.store import PRESENCE_RENEW_S, NotFound, Store
 from ladder.wording import bot_label
 
 
@@ -218,11 +218,12 @@ def shown_rating(row: RatingRow) -> tuple[float, float | None]:
     return row.fit_rating, row.fit_se
 
 
-def is_online(row: BotRow, now: datetime | None = None) -> bool:
-    """Whether the bot holds a session now, as far as a live referee has said recently."""
+def is_online(row: BotRow, now: datetime) -> bool:
+    """Whether the bot holds a session `now` (the database's clock, which the referees
+    write presence by), as far as a live referee has said recently."""
     if not row.online or row.last_seen_at is None:
         return False
-    return (now or utcnow()) - row.last_seen_at < timedelta(seconds=PRESENCE_STALE_S)
+    return now - row.last_seen_at < timedelta(seconds=PRESENCE_STALE_S)
 
 
 def _bot_line(row: BotRow, now: datetime) -> BotLine:
@@ -240,7 +241,7 @@ def _bot_line(row: BotRow, now: datetime) -> BotLine:
 
 def bot_lines(store: Store, *, retired: bool = False) -> list[BotLine]:
     """Every bot version by name, then newest version first; retired ones only if asked."""
-    now = utcnow()
+    now = store.database_now()
     with store.session() as session:
         query = select(BotRow).order_by(BotRow.name, BotRow.created_at.desc())
         if not retired:
@@ -251,7 +252,7 @@ def bot_lines(store: Store, *, retired: bool = False) -> list[BotLine]:
 def versions_of(store: Store, keys: Collection[str]) -> list[BotLine]:
     """Every version (retired ones too) of the bot names with these keys (`name_key`: a
     version may be registered under any look-alike spelling of its name), oldest first."""
-    now = utcnow()
+    now = store.database_now()
     with store.session() as session:
         # Keys are made in Python, and the distinct spellings are few: matched here.
         spellings = [
@@ -267,11 +268,12 @@ def versions_of(store: Store, keys: Collection[str]) -> list[BotLine]:
 
 def bot_line(store: Store, bot_id: str) -> BotLine:
     """One bot version by id; raises NotFound."""
+    now = store.database_now()
     with store.session() as session:
         row = session.get(BotRow, bot_id)
         if row is None:
             raise NotFound(f"no bot with id {bot_id!r}")
-        return _bot_line(row, utcnow())
+        return _bot_line(row, now)
 
 
 def resolve_bot(store: Store, ref: str) -> BotRef:
@@ -297,6 +299,7 @@ def ladders(store: Store) -> list[str]:
 
 def standings(store: Store, ladder: str) -> list[Standing]:
     """The ladder's bots by rating (`shown_rating`), best first; the live Elo breaks ties."""
+    now = store.database_now()
     with store.session() as session:
         rows = session.execute(
             select(RatingRow, BotRow)
@@ -308,7 +311,6 @@ def standings(store: Store, ladder: str) -> list[Standing]:
                 BotRow.name,
             )
         ).all()
-        now = utcnow()
         lines = []
         for number, (rating, bot) in enumerate(rows, start=1):
             shown, se = shown_rating(rating)
@@ -335,6 +337,7 @@ def in_practice(store: Store, ladder: str) -> list[PracticeLine]:
     A challenge is recorded as practice too (rating nobody), but it is no ladder
     match: it puts nobody in practice (see `ladder.challenges`).
     """
+    now = store.database_now()
     with store.session() as session:
         rated = select(RatingRow.bot_id).where(RatingRow.ladder_id == ladder)
         rows = session.execute(
@@ -351,7 +354,6 @@ def in_practice(store: Store, ladder: str) -> list[PracticeLine]:
             .group_by(BotRow.id)
             .order_by(func.count().desc(), BotRow.name)
         ).all()
-        now = utcnow()
         return [
             PracticeLine(bot.id, bot_label(bot.name, bot.version), played, is_online(bot, now))
             for bot, played in rows

@@ -353,11 +353,12 @@ class Store:
         bot's (in a tier the old session of a bot that moved may close after the new one
         opened). A renewal keeps the bot online, and makes its session the bot's again
         when the bot reads offline (a lost opening). Each bot is one conditional UPDATE.
+        The moment is the database's: the readers judge it by that clock (`queries`).
         """
         if not sessions:
             return
         row = BotRow.__table__.c
-        now = utcnow()
+        now = self._database_now()
         by_session = row.presence_session == bindparam("session")
         statement = update(BotRow).where(row.id == bindparam("bot"))
         if seen == Seen.CLOSED:

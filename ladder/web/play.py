@@ -50,7 +50,7 @@ from ladder import queries
 from ladder.models import BotNameRow, BotRow
 from ladder.names import name_key
 from ladder.records import MatchStatus
-from ladder.store import NotFound, Store, utcnow
+from ladder.store import NotFound, Store
 from ladder.web.play_schemas import OpponentOut, PlayGameOut, PlayOut
 from ladder.web.views import WebError
 from ladder.wording import bot_label, plural
@@ -265,7 +265,7 @@ class Desk:
 
     def opponents(self) -> list[OpponentOut]:
         """The bots online now, not retired, whose names accept challenges."""
-        now = utcnow()
+        now = self.store.database_now()
         with self.store.session() as session:
             rows = [
                 row

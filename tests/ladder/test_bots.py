@@ -8,6 +8,7 @@ import pytest
 from sqlalchemy import update
 
 from ladder import continuous, queries, recording, tournaments
+from ladder import store as store_module
 from ladder.errors import LeagueError
 from ladder.models import BotRow, ResultRow
 from ladder.store import MatchRequest, NotFound, Seen, Store, utcnow
@@ -30,6 +31,21 @@ def test_presence_is_online_while_renewed_and_offline_once_stale(store: Store) -
     assert queries.bot_line(store, bot).online
     store.mark_seen({bot: "s1"}, Seen.CLOSED)
     assert not queries.bot_line(store, bot).online
+
+
+def test_presence_is_kept_by_the_database_clock_not_the_hosts(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A referee whose clock runs ten minutes behind writes its bots' presence, and a web
+    server whose clock runs ten minutes ahead reads it: the bots are online."""
+    bot = register(store, "skewed")
+    skew = timedelta(minutes=10)
+    monkeypatch.setattr(store_module, "utcnow", lambda: utcnow() - skew)
+    store.mark_seen({bot: "s1"}, Seen.OPENED)
+    monkeypatch.setattr(store_module, "utcnow", lambda: utcnow() + skew)
+    monkeypatch.setattr(queries, "utcnow", lambda: utcnow() + skew, raising=False)
+    assert queries.bot_line(store, bot).online
+    assert [line.online for line in queries.bot_lines(store)] == [True]
 
 
 def test_a_bot_that_moved_to_a_new_session_stays_online_when_the_old_one_closes(
