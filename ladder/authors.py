@@ -31,7 +31,6 @@ from ladder.store import (
     hash_token,
     new_token,
     rows_changed,
-    utcnow,
 )
 
 INVITE_PREFIX = "invite_"
@@ -79,9 +78,10 @@ def create_author(
 
     With `invite`, one use of that code is taken in the same transaction
     (InviteRefused if it cannot be; a name refused gives the use back).
-    Conflict if the name (or a look-alike of it) is taken.
+    Conflict if the name (or a look-alike of it) is taken. `now` is the database's clock
+    unless given (the invite's expiry is by it).
     """
-    now = now or utcnow()
+    now = now or store.database_now()
     token = new_token(AUTHOR_TOKEN_PREFIX)
     row = AuthorRow(
         id="a" + uuid.uuid4().hex[:15],
@@ -286,10 +286,14 @@ class Invite:
     expires_at: datetime | None
 
 
-def create_invite(store: Store, uses: int, expires_s: float | None, now: datetime) -> Invite:
-    """A new invite code for `uses` sign-ups, expiring `expires_s` after `now` (None: never)."""
+def create_invite(
+    store: Store, uses: int, expires_s: float | None, now: datetime | None = None
+) -> Invite:
+    """A new invite code for `uses` sign-ups, expiring `expires_s` after `now` (None: never;
+    `now` is the database's clock unless given, as `create_author` judges it by)."""
     if uses < 1:
         raise ValueError("an invite is good for at least 1 use")
+    now = now or store.database_now()
     invite = Invite(
         INVITE_PREFIX + new_token("")[:22],
         uses,

@@ -28,7 +28,7 @@ from ladder.models import (
 )
 from ladder.queries import ladder_id
 from ladder.records import MatchStatus, PlanStatus
-from ladder.store import Store, utcnow
+from ladder.store import Store
 
 ELO = elo.EloConfig()
 """The live Elo's parameters (start 1500, provisional K below 20 games)."""
@@ -48,7 +48,9 @@ def ensure_ladder(store: Store, game: str, players: int) -> str:
             return lid
     try:
         with store.session() as session:
-            session.add(LadderRow(id=lid, game=game, players=players, created_at=utcnow()))
+            session.add(
+                LadderRow(id=lid, game=game, players=players, created_at=store.database_now())
+            )
     except IntegrityError:
         pass  # created by someone else at the same moment
     return lid
@@ -91,9 +93,11 @@ def record_match(store: Store, match_id: str, practice_matches: int = 0) -> bool
         raise LeagueError(f"match {match_id} seats one bot twice; it cannot be rated")
     lid = ensure_ladder(store, request.game, request.players)
     for attempt in range(RECORD_ATTEMPTS):
+        # The database's clock: the ladder's tick reads how long each bot has waited by it.
+        now = store.database_now()
         try:
             with store.session() as session:
-                return _record(session, match_id, lid, practice_matches)
+                return _record(session, match_id, lid, practice_matches, now)
         except IntegrityError:
             if is_recorded(store, match_id):
                 return False
@@ -122,7 +126,9 @@ def record_challenges(store: Store) -> list[str]:
     return [match_id for match_id in left if record_match(store, match_id)]
 
 
-def _record(session: Session, match_id: str, lid: str, practice_matches: int) -> bool:
+def _record(
+    session: Session, match_id: str, lid: str, practice_matches: int, now: datetime
+) -> bool:
     # The ladder's row lock first: this statement also opens the write
     # transaction on SQLite, before anything is read.
     session.execute(
@@ -145,7 +151,6 @@ def _record(session: Session, match_id: str, lid: str, practice_matches: int) ->
     practice = match.challenger_id is not None or (
         tournament_id is None and _in_practice(session, lid, bots, practice_matches)
     )
-    now = utcnow()
     for entry, bot in enumerate(bots):
         session.add(
             ResultRow(

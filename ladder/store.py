@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, cast
@@ -155,11 +155,6 @@ def rows_changed(session: Session, statement: Executable) -> int:
     return int(cast("CursorResult[Any]", session.execute(statement)).rowcount)
 
 
-def utcnow() -> datetime:
-    """Now, with its time zone (the store keeps UTC)."""
-    return datetime.now(UTC)
-
-
 def migrate(url: str) -> None:
     """Bring the database at `url` to the newest schema (Alembic upgrade head)."""
     config = Config()
@@ -259,7 +254,7 @@ class Store:
             version=version,
             games=list(games),
             token_hash=hash_token(token),
-            created_at=utcnow(),
+            created_at=self._database_now(),
         )
         key = name_key(name)
         quotas = quotas or Quotas()
@@ -382,7 +377,7 @@ class Store:
             if row is None:
                 raise NotFound(f"no bot with id {bot_id!r}")
             if retired and row.retired_at is None:
-                row.retired_at = utcnow()
+                row.retired_at = self._database_now()
             elif not retired:
                 row.retired_at = None
             return _bot(row)
@@ -448,7 +443,7 @@ class Store:
                 status=MatchStatus.RUNNING,
                 result=None,
                 reason="",
-                created_at=utcnow(),
+                created_at=self._database_now(),
                 owner=None if lease is None else lease.owner,
                 lease_until=None if lease is None else self._database_now(lease.seconds),
             )
@@ -509,7 +504,11 @@ class Store:
             finished = session.execute(
                 update(MatchRow)
                 .where(MatchRow.id == match_id, *_held(owner))
-                .values(status=MatchStatus.FINISHED, result=result.to_json(), finished_at=utcnow())
+                .values(
+                    status=MatchStatus.FINISHED,
+                    result=result.to_json(),
+                    finished_at=self._database_now(),
+                )
                 .returning(MatchRow.challenger_id)
                 .execution_options(synchronize_session=False)
             ).first()
@@ -545,7 +544,7 @@ class Store:
             aborted = session.scalars(
                 update(MatchRow)
                 .where(MatchRow.id == match_id, *_held(owner))
-                .values(status=MatchStatus.ABORTED, reason=reason, finished_at=utcnow())
+                .values(status=MatchStatus.ABORTED, reason=reason, finished_at=self._database_now())
                 .returning(MatchRow.challenger_id)
                 .execution_options(synchronize_session=False)
             )
@@ -622,7 +621,7 @@ class Store:
             aborted = session.execute(
                 update(MatchRow)
                 .where(MatchRow.status == MatchStatus.RUNNING, abandoned)
-                .values(status=MatchStatus.ABORTED, reason=reason, finished_at=utcnow())
+                .values(status=MatchStatus.ABORTED, reason=reason, finished_at=self._database_now())
                 .returning(MatchRow.id, MatchRow.challenger_id)
                 .execution_options(synchronize_session=False)
             ).all()

@@ -20,7 +20,7 @@ from ladder.errors import LeagueError
 from ladder.models import ResultRow, SeatRow, TournamentMatchRow, TournamentRow
 from ladder.queries import UnknownBot, resolve_bot
 from ladder.records import TournamentStatus
-from ladder.store import NotFound, Store, utcnow
+from ladder.store import NotFound, Store
 from ladder.tournaments import tournament_complete
 
 
@@ -98,6 +98,7 @@ def finish_tournament(store: Store, tournament_id: str) -> bool:
             return False
     if not tournament_complete(store, tournament_id):
         return False
+    finished = store.database_now()
     with store.session() as session:
         tournament = session.get(TournamentRow, tournament_id)
         assert tournament is not None
@@ -120,7 +121,7 @@ def finish_tournament(store: Store, tournament_id: str) -> bool:
                     [TournamentStatus.FINISHED, TournamentStatus.SCHEDULED]
                 ),
             )
-            .values(table=table, status=TournamentStatus.FINISHED, finished_at=utcnow())
+            .values(table=table, status=TournamentStatus.FINISHED, finished_at=finished)
             .execution_options(synchronize_session=False)
         )
     return True

@@ -31,7 +31,7 @@ from ladder.queries import UnknownBot, ladder_id, resolve_bot
 from ladder.recording import ensure_ladder
 from ladder.records import MatchStatus, PlanStatus, TournamentFormat, TournamentStatus
 from ladder.schedules import cron, is_due, scheduled_run_id
-from ladder.store import MatchRequest, NotFound, Store, utcnow
+from ladder.store import MatchRequest, NotFound, Store
 from ladder.swiss import MAX_ROUNDS, Seeding, round_rng, seat_round, standing_order
 
 CHOSEN_SEED_RANGE = 2**31
@@ -110,7 +110,7 @@ def create_tournament(
     chosen = seed is not None
     seed = draw_seed() if seed is None else seed
     tournament_id = "t" + uuid.uuid4().hex[:11]
-    now = utcnow()
+    now = store.database_now()
     kind = "Swiss" if format == TournamentFormat.SWISS else "round robin"
     ensure_ladder(store, game, players)
     with store.session() as session:
@@ -243,7 +243,7 @@ def start_scheduled_run(store: Store, template_id: str, now: datetime) -> str:
             template.format,
             template.seeding,
         )
-        started = utcnow()
+        started = store.database_now()
         template_fields = {
             "game": template.game,
             "players": template.players,
@@ -358,6 +358,7 @@ def cancel_tournament(store: Store, tournament_id: str) -> list[str]:
     started are cancelled; those being played finish and are recorded, so
     nothing played is lost. NotFound, or LeagueError when it has ended already.
     """
+    now = store.database_now()
     with store.session() as session:
         row = session.get(TournamentRow, tournament_id)
         if row is None:
@@ -365,7 +366,7 @@ def cancel_tournament(store: Store, tournament_id: str) -> list[str]:
         if row.status in (TournamentStatus.FINISHED, TournamentStatus.CANCELLED):
             raise LeagueError(f"tournament {tournament_id} is {row.status} already")
         row.status = TournamentStatus.CANCELLED
-        row.finished_at = utcnow()
+        row.finished_at = now
         started = set(
             session.scalars(
                 select(MatchRow.id)

@@ -14,7 +14,7 @@ import grpc
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
 from ladder import authors, queries
-from ladder.store import Conflict, NotFound, Store, utcnow
+from ladder.store import Conflict, NotFound, Store
 from referee.bot_views import BotViews
 from referee.challenging import Challenges
 from referee.gate import Context, Gatekeeper, TokenKind
@@ -75,7 +75,7 @@ class AuthorService(pb_grpc.AuthorServiceServicer):
             await self._gate.refuse(context, grpc.StatusCode.INVALID_ARGUMENT, problem)
         try:
             author, token = await asyncio.to_thread(
-                authors.create_author, self._store, request.name, invite, utcnow()
+                authors.create_author, self._store, request.name, invite
             )
         except authors.InviteRefused as error:
             await self._gate.refuse(context, grpc.StatusCode.PERMISSION_DENIED, str(error))
@@ -139,9 +139,7 @@ class AuthorService(pb_grpc.AuthorServiceServicer):
                 f"an invite allows at least 1 use and expires in 0 (never) to {MAX_INVITE_H} hours",
             )
         expires_s = request.expires_h * 3600 if request.expires_h else None
-        invite = await asyncio.to_thread(
-            authors.create_invite, self._store, uses, expires_s, utcnow()
-        )
+        invite = await asyncio.to_thread(authors.create_invite, self._store, uses, expires_s)
         return pb.CreateInviteReply(
             code=invite.code,
             uses=invite.uses,

@@ -5,13 +5,13 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from ladder import continuous, queries, recording, tournaments
-from ladder import store as store_module
 from ladder.errors import LeagueError
-from ladder.models import BotRow, ResultRow
-from ladder.store import MatchRequest, NotFound, Seen, Store, utcnow
+from ladder.models import BotRow, LadderRow, MatchRow, ResultRow
+from ladder.store import MatchRequest, NotFound, Seen, Store
+from tests.support.clock import host_clock_off
 from tests.support.ladder import count, play, ratings_of, register
 
 
@@ -23,7 +23,7 @@ def test_presence_is_online_while_renewed_and_offline_once_stale(store: Store) -
     line = queries.bot_line(store, bot)
     assert line.online and line.last_seen_at is not None
     # A replica that died leaves `online` set: staleness alone makes the bot offline.
-    stale = utcnow() - timedelta(seconds=queries.PRESENCE_STALE_S + 1)
+    stale = store.database_now() - timedelta(seconds=queries.PRESENCE_STALE_S + 1)
     with store.session() as session:
         session.execute(update(BotRow).where(BotRow.id == bot).values(last_seen_at=stale))
     assert not queries.bot_line(store, bot).online
@@ -33,19 +33,41 @@ def test_presence_is_online_while_renewed_and_offline_once_stale(store: Store) -
     assert not queries.bot_line(store, bot).online
 
 
-def test_presence_is_kept_by_the_database_clock_not_the_hosts(
-    store: Store, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_presence_is_kept_by_the_database_clock_not_the_hosts(store: Store) -> None:
     """A referee whose clock runs ten minutes behind writes its bots' presence, and a web
     server whose clock runs ten minutes ahead reads it: the bots are online."""
     bot = register(store, "skewed")
     skew = timedelta(minutes=10)
-    monkeypatch.setattr(store_module, "utcnow", lambda: utcnow() - skew)
-    store.mark_seen({bot: "s1"}, Seen.OPENED)
-    monkeypatch.setattr(store_module, "utcnow", lambda: utcnow() + skew)
-    monkeypatch.setattr(queries, "utcnow", lambda: utcnow() + skew, raising=False)
-    assert queries.bot_line(store, bot).online
-    assert [line.online for line in queries.bot_lines(store)] == [True]
+    with host_clock_off(-skew):
+        store.mark_seen({bot: "s1"}, Seen.OPENED)
+    with host_clock_off(skew):
+        assert queries.bot_line(store, bot).online
+        assert [line.online for line in queries.bot_lines(store)] == [True]
+
+
+def test_stored_moments_are_the_database_clocks_whatever_the_hosts_say(store: Store) -> None:
+    """A referee and a worker whose clocks run an hour behind register, finish, record
+    and retire: every moment stored is the database's now. (A version registered on a
+    replica whose clock is behind would otherwise not be its name's latest, and a bot
+    recorded by a worker behind would seem to have waited an hour for its next game.)"""
+    with host_clock_off(-timedelta(hours=1)):
+        bots = [register(store, "clock") for _ in range(3)]
+        _ladder_match(store, "m-clock", bots)
+        assert recording.record_match(store, "m-clock")
+        store.retire_bot(bots[0])
+    now = store.database_now()
+    with store.session() as session:
+        moments = [
+            *session.scalars(select(BotRow.created_at).where(BotRow.id.in_(bots))),
+            session.scalar(select(BotRow.retired_at).where(BotRow.id == bots[0])),
+            *session.execute(
+                select(MatchRow.created_at, MatchRow.finished_at).where(MatchRow.id == "m-clock")
+            ).one(),
+            *session.scalars(select(ResultRow.recorded_at).where(ResultRow.match_id == "m-clock")),
+            session.scalar(select(LadderRow.created_at).where(LadderRow.id == "goof-3p")),
+        ]
+    assert len(moments) == 10
+    assert all(abs(now - moment) < timedelta(minutes=1) for moment in moments), moments
 
 
 def test_a_bot_that_moved_to_a_new_session_stays_online_when_the_old_one_closes(

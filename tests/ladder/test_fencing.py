@@ -12,13 +12,13 @@ import threading
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import TypeVar
 
 import pytest
 
-import ladder.store
-from ladder.store import Conflict, Lease, NotFound, Store, utcnow
+from ladder.store import Conflict, Lease, NotFound, Store
+from tests.support.clock import host_clock_off
 from tests.support.stored_matches import expire, replays_for, request_for, result_for
 
 pytestmark = pytest.mark.fresh_database
@@ -138,39 +138,34 @@ def test_only_the_matches_named_are_renewed(store: Store) -> None:
 # Defect 6: the database's clock, not a replica's
 
 
-def skewed(monkeypatch: pytest.MonkeyPatch, offset: timedelta, call: Callable[[], T]) -> T:
+def skewed(offset: timedelta, call: Callable[[], T]) -> T:
     """`call` made by a replica whose own clock is `offset` off."""
-
-    def clock() -> datetime:
-        return utcnow() + offset
-
-    with monkeypatch.context() as patched:
-        patched.setattr(ladder.store, "utcnow", clock)
+    with host_clock_off(offset):
         return call()
 
 
 @pytest.mark.parametrize("offset", [SKEW, -SKEW], ids=["ahead", "behind"])
 def test_a_replica_with_a_skewed_clock_changes_no_lease_outcome(
-    store: Store, monkeypatch: pytest.MonkeyPatch, offset: timedelta
+    store: Store, offset: timedelta
 ) -> None:
     """Replica a's clock is 10 s off; leases are 5 s. Neither replica's sweep aborts
     the other's live match, and each one's match, once expired, is aborted."""
     lease_a, lease_b = Lease("a", 5), Lease("b", 5)
-    skewed(monkeypatch, offset, lambda: store.create_match(request_for("a's"), lease_a))
+    skewed(offset, lambda: store.create_match(request_for("a's"), lease_a))
     store.create_match(request_for("b's"), lease_b)
-    assert skewed(monkeypatch, offset, lambda: store.abort_abandoned("lease expired")) == []
+    assert skewed(offset, lambda: store.abort_abandoned("lease expired")) == []
     assert store.abort_abandoned("lease expired") == []
-    assert skewed(monkeypatch, offset, lambda: store.renew_leases(lease_a, ["a's"])) == {"a's"}
+    assert skewed(offset, lambda: store.renew_leases(lease_a, ["a's"])) == {"a's"}
     assert store.renew_leases(lease_b, ["b's"]) == {"b's"}
-    assert skewed(monkeypatch, offset, lambda: store.abort_abandoned("lease expired")) == []
+    assert skewed(offset, lambda: store.abort_abandoned("lease expired")) == []
     assert store.abort_abandoned("lease expired") == []
     # A restart claims by the database's clock too.
     store.abort_match("b's", "the referee stopped", owner="b")
-    skewed(monkeypatch, offset, lambda: store.restart_match("b's", lease_a))
+    skewed(offset, lambda: store.restart_match("b's", lease_a))
     assert store.abort_abandoned("lease expired") == []
     assert {store.match(m).status for m in ("a's", "b's")} == {"running"}
     # Expired, by the database's clock, whoever sweeps.
     expire(store, "a's")
     assert store.abort_abandoned("lease expired") == ["a's"]
     expire(store, "b's")
-    assert skewed(monkeypatch, offset, lambda: store.abort_abandoned("lease expired")) == ["b's"]
+    assert skewed(offset, lambda: store.abort_abandoned("lease expired")) == ["b's"]
