@@ -20,7 +20,7 @@ from ladder.errors import LeagueError
 from ladder.models import ResultRow, SeatRow, TournamentMatchRow, TournamentRow
 from ladder.queries import UnknownBot, resolve_bot
 from ladder.records import TournamentStatus
-from ladder.store import NotFound, Store
+from ladder.store import NotFound, Store, rows_changed
 from ladder.tournaments import tournament_complete
 
 
@@ -92,10 +92,8 @@ def finish_tournament(store: Store, tournament_id: str) -> bool:
         tournament = session.get(TournamentRow, tournament_id)
         if tournament is None:
             raise NotFound(f"no tournament with id {tournament_id!r}")
-        if tournament.status == TournamentStatus.FINISHED:
-            return True
-        if tournament.status == TournamentStatus.SCHEDULED:
-            return False
+        if tournament.status != TournamentStatus.RUNNING:
+            return tournament.status == TournamentStatus.FINISHED
     if not tournament_complete(store, tournament_id):
         return False
     finished = store.database_now()
@@ -111,20 +109,25 @@ def finish_tournament(store: Store, tournament_id: str) -> bool:
             key=lambda pair: (plackett_luce.table_order(pair[1]), pair[0]),
         )
         table = [{"bot_id": bot, **plackett_luce.table_line(item, 2)} for bot, item in ordered]
-        # Fenced: of two workers finishing at once, one stores the table; the other's
-        # UPDATE matches no row, and the tournament is finished either way.
-        session.execute(
+        # Fenced: only a running tournament finishes. Of two workers finishing at once,
+        # one stores the table and the other's UPDATE matches no row; an operator's
+        # cancel that came first leaves it cancelled, with no table.
+        stored = rows_changed(
+            session,
             update(TournamentRow)
             .where(
                 TournamentRow.id == tournament_id,
-                TournamentRow.status.not_in(
-                    [TournamentStatus.FINISHED, TournamentStatus.SCHEDULED]
-                ),
+                TournamentRow.status == TournamentStatus.RUNNING,
             )
             .values(table=table, status=TournamentStatus.FINISHED, finished_at=finished)
-            .execution_options(synchronize_session=False)
+            .execution_options(synchronize_session=False),
         )
-    return True
+        if stored:
+            return True
+        ended = session.scalar(
+            select(TournamentRow.status).where(TournamentRow.id == tournament_id)
+        )
+    return ended == TournamentStatus.FINISHED
 
 
 def tournament_los(store: Store, tournament_id: str, a: str, b: str) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, exists, func, select
+from sqlalchemy import ColumnElement, and_, exists, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -31,7 +31,7 @@ from ladder.queries import UnknownBot, ladder_id, resolve_bot
 from ladder.recording import ensure_ladder
 from ladder.records import MatchStatus, PlanStatus, TournamentFormat, TournamentStatus
 from ladder.schedules import cron, is_due, scheduled_run_id
-from ladder.store import MatchRequest, NotFound, Store
+from ladder.store import MatchRequest, NotFound, Store, rows_changed
 from ladder.swiss import MAX_ROUNDS, Seeding, round_rng, seat_round, standing_order
 
 CHOSEN_SEED_RANGE = 2**31
@@ -360,33 +360,39 @@ def cancel_tournament(store: Store, tournament_id: str) -> list[str]:
     """
     now = store.database_now()
     with store.session() as session:
-        row = session.get(TournamentRow, tournament_id)
-        if row is None:
-            raise NotFound(f"no tournament with id {tournament_id!r}")
-        if row.status in (TournamentStatus.FINISHED, TournamentStatus.CANCELLED):
-            raise LeagueError(f"tournament {tournament_id} is {row.status} already")
-        row.status = TournamentStatus.CANCELLED
-        row.finished_at = now
-        started = set(
-            session.scalars(
-                select(MatchRow.id)
-                .join(TournamentMatchRow, TournamentMatchRow.match_id == MatchRow.id)
-                .where(TournamentMatchRow.tournament_id == tournament_id)
+        # Fenced: a worker finishing the tournament at the same moment either came first
+        # (this matches no row) or finds it cancelled (its UPDATE matches none).
+        cancelling = rows_changed(
+            session,
+            update(TournamentRow)
+            .where(
+                TournamentRow.id == tournament_id,
+                TournamentRow.status.in_([TournamentStatus.RUNNING, TournamentStatus.SCHEDULED]),
             )
+            .values(status=TournamentStatus.CANCELLED, finished_at=now)
+            .execution_options(synchronize_session=False),
         )
-        cancelled = []
-        for planned in session.scalars(
-            select(TournamentMatchRow)
+        if not cancelling:
+            ended = session.scalar(
+                select(TournamentRow.status).where(TournamentRow.id == tournament_id)
+            )
+            if ended is None:
+                raise NotFound(f"no tournament with id {tournament_id!r}")
+            raise LeagueError(f"tournament {tournament_id} is {ended} already")
+        # One statement: the matches a referee has stored by now play on; the others are
+        # cancelled, and a worker that reads their plans from now on starts none of them.
+        cancelled = session.execute(
+            update(TournamentMatchRow)
             .where(
                 TournamentMatchRow.tournament_id == tournament_id,
                 TournamentMatchRow.status == PlanStatus.PLANNED,
+                ~exists().where(MatchRow.id == TournamentMatchRow.match_id),
             )
-            .order_by(TournamentMatchRow.number)
-        ):
-            if planned.match_id not in started:
-                planned.status = PlanStatus.CANCELLED
-                cancelled.append(planned.match_id)
-        return cancelled
+            .values(status=PlanStatus.CANCELLED)
+            .returning(TournamentMatchRow.number, TournamentMatchRow.match_id)
+            .execution_options(synchronize_session=False)
+        ).all()
+        return [match_id for _, match_id in sorted(cancelled)]
 
 
 def is_cancelled(store: Store, match_id: str) -> bool:

@@ -17,8 +17,12 @@ from typing import TypeVar
 
 import pytest
 
+from ladder import recording, tables, tournaments
+from ladder.errors import LeagueError
+from ladder.models import TournamentRow
 from ladder.store import Conflict, Lease, NotFound, Store
 from tests.support.clock import host_clock_off
+from tests.support.ladder import play, register
 from tests.support.stored_matches import expire, replays_for, request_for, result_for
 
 pytestmark = pytest.mark.fresh_database
@@ -169,3 +173,52 @@ def test_a_replica_with_a_skewed_clock_changes_no_lease_outcome(
     assert store.abort_abandoned("lease expired") == ["a's"]
     expire(store, "b's")
     assert skewed(offset, lambda: store.abort_abandoned("lease expired")) == ["b's"]
+
+
+# A tournament's end: finished by the workers, or cancelled by the operator, not both
+
+
+def test_a_finish_and_a_cancel_racing_end_a_tournament_one_way(db_url: str) -> None:
+    """A worker finishes a tournament whose last match is recorded while the operator
+    cancels it: it ends finished with its table, the cancel refused, or cancelled with
+    no table, the finish storing nothing."""
+    a, b = Store(db_url), Store(db_url, upgrade=False)
+    bots = [register(a, "end") for _ in range(3)]
+    barrier = threading.Barrier(2)
+
+    def finishing(tournament_id: str) -> bool:
+        barrier.wait()
+        return tables.finish_tournament(a, tournament_id)
+
+    def cancelling(tournament_id: str) -> bool:
+        barrier.wait()
+        try:
+            tournaments.cancel_tournament(b, tournament_id)
+        except LeagueError:
+            return False
+        return True
+
+    ends: Counter[str] = Counter()
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            for _ in range(ROUNDS // 2):
+                tid = tournaments.create_tournament(a, "goof", 3, bots, duplicate=False)
+                (match_id,) = tournaments.pending_matches(a, tid)
+                play(a, match_id)
+                assert recording.record_match(a, match_id)
+                finished = pool.submit(finishing, tid)
+                cancelled = pool.submit(cancelling, tid)
+                outcome = (finished.result(), cancelled.result())
+                with a.session() as session:
+                    row = session.get(TournamentRow, tid)
+                    assert row is not None
+                    end = (row.status, row.table is not None)
+                assert (end, outcome) in {
+                    (("finished", True), (True, False)),
+                    (("cancelled", False), (False, True)),
+                }, (end, outcome)
+                ends[row.status] += 1
+    finally:
+        a.close()
+        b.close()
+    assert sum(ends.values()) == ROUNDS // 2
