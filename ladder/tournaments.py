@@ -416,9 +416,16 @@ def mark_failed(store: Store, match_id: str) -> None:
     tries the failed matches once more.
     """
     with store.session() as session:
-        planned = session.get(TournamentMatchRow, match_id)
-        if planned is not None and planned.status != PlanStatus.RECORDED:
-            planned.status = PlanStatus.FAILED
+        # Fenced: a recording that came first (another delivery of its task) stands.
+        session.execute(
+            update(TournamentMatchRow)
+            .where(
+                TournamentMatchRow.match_id == match_id,
+                TournamentMatchRow.status != PlanStatus.RECORDED,
+            )
+            .values(status=PlanStatus.FAILED)
+            .execution_options(synchronize_session=False)
+        )
 
 
 def tournament_complete(store: Store, tournament_id: str) -> bool:

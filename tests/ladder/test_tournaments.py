@@ -11,7 +11,7 @@ import pytest
 from ladder import queries, recording, schedules, tournaments
 from ladder.errors import LeagueError
 from ladder.models import TournamentRow
-from ladder.records import TournamentStatus
+from ladder.records import PlanStatus, TournamentStatus
 from ladder.store import NotFound, Store
 from tests.support.ladder import count, plan_of, play, register
 
@@ -119,6 +119,9 @@ def test_lost_matches_are_the_planned_ones_nobody_plays(store: Store) -> None:
     play(store, recorded)
     assert recording.record_match(store, recorded)
     tournaments.mark_failed(store, failed)
+    tournaments.mark_failed(store, recorded)  # a late failure of a recorded match's task
+    statuses = {plan.match_id: plan.status for plan in plan_of(store, tid)}
+    assert (statuses[recorded], statuses[failed]) == (PlanStatus.RECORDED, PlanStatus.FAILED)
     request = tournaments.planned_request(store, playing)
     assert request is not None
     store.create_match(request)  # the referee is playing it
