@@ -21,6 +21,7 @@ from tests.support.processes import ARENA
 from tests.support.services import RedisServer
 
 S = grpc.StatusCode
+HELLO = pb.BotMessage(hello=pb.Hello(capacity=1))
 
 
 async def wait_listed(client: Client, bot_id: str, replica: str) -> None:
@@ -40,6 +41,34 @@ async def invite(client: Client, uses: int, expires_h: float = 0) -> str:
     request = pb.CreateInviteRequest(uses=uses, expires_h=expires_h)
     reply = await client.authors.CreateInvite(request, metadata=auth(ADMIN), timeout=10)
     return str(reply.code)
+
+
+async def rotated_while_held(
+    a: Client, b: Client, bot_token: str, author_token: str
+) -> tuple[str, list[pb.RefereeMessage], float]:
+    """alice holds a session on b (her stream stays open: a stream the bot closes ends its
+    session), and her author rotates her token on a: the new token, what the old session
+    got until it ended (with status OK: an AioRpcError fails the test here), and how long
+    after the rotation it ended."""
+    held = asyncio.Event()
+
+    async def holding() -> AsyncIterator[pb.BotMessage]:
+        yield HELLO
+        await held.wait()
+
+    session = b.bots.Session(holding(), metadata=auth(bot_token), timeout=60)
+    first = await session.read()
+    assert isinstance(first, pb.RefereeMessage) and first.HasField("welcome")
+    await wait_listed(a, first.welcome.bot_id, "b")
+    rotate = pb.RotateBotTokenRequest(bot="alice")
+    rotated = await a.authors.RotateBotToken(rotate, metadata=auth(author_token), timeout=10)
+    asked = time.monotonic()
+    messages = []
+    while (message := await asyncio.wait_for(session.read(), 30)) is not grpc.aio.EOF:
+        messages.append(message)
+    took = time.monotonic() - asked
+    held.set()
+    return rotated.token, messages, took
 
 
 def test_names_tokens_and_a_rotation_across_the_tier(
@@ -80,35 +109,15 @@ def test_names_tokens_and_a_rotation_across_the_tier(
                 timeout=10,
             )
             assert await code_of(moving) == S.PERMISSION_DENIED
-            hello = pb.BotMessage(hello=pb.Hello(capacity=1))
-            as_author = b.bots.Session(iter([hello]), metadata=auth(one.token), timeout=10)
+            as_author = b.bots.Session(iter([HELLO]), metadata=auth(one.token), timeout=10)
             assert await code_of(as_author.read()) == S.UNAUTHENTICATED
 
-            # alice holds a session on b (her stream stays open: a stream the bot closes
-            # ends its session); her author rotates her token on a.
-            held = asyncio.Event()
-
-            async def holding() -> AsyncIterator[pb.BotMessage]:
-                yield hello
-                await held.wait()
-
-            session = b.bots.Session(holding(), metadata=auth(alice.token), timeout=30)
-            first = await session.read()
-            assert isinstance(first, pb.RefereeMessage) and first.HasField("welcome")
-            await wait_listed(a, first.welcome.bot_id, "b")
-            rotated = await a.authors.RotateBotToken(rotate, metadata=auth(one.token), timeout=10)
-            asked = time.monotonic()
-            messages = []
-            # The stream ends with status OK (an AioRpcError would fail the test here).
-            while (message := await asyncio.wait_for(session.read(), 5)) is not grpc.aio.EOF:
-                messages.append(message)
-            took = time.monotonic() - asked
-            held.set()
+            token, messages, took = await rotated_while_held(a, b, alice.token, one.token)
             assert took < 1.0, f"the old session lasted {took:.2f} s after the rotation"
             assert any("token was rotated" in m.error.message for m in messages), messages
-            old = b.bots.Session(iter([hello]), metadata=auth(alice.token), timeout=10)
+            old = b.bots.Session(iter([HELLO]), metadata=auth(alice.token), timeout=10)
             assert await code_of(old.read()) == S.UNAUTHENTICATED
-            new = b.bots.Session(iter([hello]), metadata=auth(rotated.token), timeout=10)
+            new = b.bots.Session(iter([HELLO]), metadata=auth(token), timeout=10)
             welcome = await new.read()
             assert isinstance(welcome, pb.RefereeMessage) and welcome.HasField("welcome")
             new.cancel()
@@ -133,25 +142,7 @@ def test_a_rotation_whose_word_the_relay_lost_still_ends_the_old_session(
             alice = await a.register("alice", one.token)
             assert ref_a.tier is not None
             ref_a.tier.relay.fault = lambda replica, message: message["kind"] == "revoke"
-            held = asyncio.Event()
-            hello = pb.BotMessage(hello=pb.Hello(capacity=1))
-
-            async def holding() -> AsyncIterator[pb.BotMessage]:
-                yield hello
-                await held.wait()
-
-            session = b.bots.Session(holding(), metadata=auth(alice.token), timeout=60)
-            first = await session.read()
-            assert isinstance(first, pb.RefereeMessage) and first.HasField("welcome")
-            await wait_listed(a, first.welcome.bot_id, "b")
-            rotate = pb.RotateBotTokenRequest(bot="alice")
-            await a.authors.RotateBotToken(rotate, metadata=auth(one.token), timeout=10)
-            asked = time.monotonic()
-            messages = []
-            while (message := await asyncio.wait_for(session.read(), 30)) is not grpc.aio.EOF:
-                messages.append(message)
-            took = time.monotonic() - asked
-            held.set()
+            _, messages, took = await rotated_while_held(a, b, alice.token, one.token)
             assert any("token was rotated" in m.error.message for m in messages), messages
             assert took < TOKENS_CHECKED_EVERY_S + 2, f"the old session lasted {took:.1f} s"
             for client in (a, b):
