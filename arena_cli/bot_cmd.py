@@ -9,7 +9,7 @@ import contextlib
 import json
 import logging
 import signal
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import bots
@@ -325,6 +325,7 @@ def run_list(args: argparse.Namespace) -> int:
     store = open_store(args)
     try:
         lines = queries.bot_lines(store, retired=args.all)
+        now = store.database_now()  # the clock `last_seen_at` is by
     finally:
         store.close()
     if args.json:
@@ -333,7 +334,6 @@ def run_list(args: argparse.Namespace) -> int:
     if not lines:
         print("no bots registered yet (arena bot register NAME)")
         return 0
-    now = datetime.now(UTC)
     rows = [
         (
             line.name,

@@ -287,19 +287,21 @@ def queue_length(app: ArenaCelery) -> int | None:
 
 def sweep(app: ArenaCelery) -> list[str]:
     """Enqueue again the matches whose tasks were lost (only when the queue is empty)."""
-    recorded = recording.record_challenges(app.resources().store)
+    store = app.resources().store
+    recorded = recording.record_challenges(store)
     if recorded:
         log.warning("sweep: recorded %d challenges left unrecorded: %s", len(recorded), recorded)
-    for lid in standings_fit.stale_ladders(app.resources().store):
+    for lid in standings_fit.stale_ladders(store):
         refresh_standings(app, lid)
     if queue_length(app) != 0:
         return []
-    planned_before = datetime.now(UTC) - timedelta(seconds=app.settings.sweep_age_s)
-    lost, complete = tournaments.lost_matches(app.resources().store, planned_before)
+    # The database's clock, which the tournaments' creation was stored by.
+    planned_before = store.database_now() - timedelta(seconds=app.settings.sweep_age_s)
+    lost, complete = tournaments.lost_matches(store, planned_before)
     for match_id in lost:
         app.enqueue(PLAY_MATCH, match_id)
     for tournament_id in complete:
-        due = tournaments.round_due(app.resources().store, tournament_id)
+        due = tournaments.round_due(store, tournament_id)
         app.enqueue(NEXT_ROUND if due else FINISH_TOURNAMENT, tournament_id)
     if lost:
         log.warning("sweep: %d matches had no task; enqueued again: %s", len(lost), lost)

@@ -12,7 +12,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from ladder import queries, recording, schedules, standings_fit, tournaments
 from ladder.models import LadderRow
 from ladder.records import MatchResult, TournamentFormat, TournamentStatus
 from ladder.store import MatchRequest, Store
+from tests.support.clock import host_clock_off
 from tests.support.ladder import fake_result, register
 from tests.support.processes import REPO, clean_env
 from workers import WorkerSettings, make_app, tasks
@@ -426,3 +427,17 @@ def test_play_match_refits_the_ladder_and_the_sweep_repairs_a_failed_refit(
     assert tasks.play_match(app, request.id) == "recorded"
     assert not standings_fit.rated(store, request.id) and standings_fit.rated(store, others[0])
     assert fitted_at() == before
+
+
+def test_a_worker_whose_clock_runs_ahead_takes_no_fresh_match_for_lost(
+    app: ArenaCelery, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sweep judges a tournament's age by the database's clock: on a worker whose own
+    clock runs an hour ahead, a tournament planned a moment ago has lost nothing."""
+    store = app.resources().store
+    bots = [register(store, "fresh") for _ in range(3)]
+    tournaments.create_tournament(store, "goof", 3, bots, seed=2, duplicate=False)
+    monkeypatch.setattr(tasks, "queue_length", lambda app: 0)
+    with host_clock_off(timedelta(hours=1)):
+        assert tasks.sweep(app) == []
+    assert app.sent == []  # type: ignore[attr-defined]
