@@ -254,12 +254,12 @@ class Store:
             version=version,
             games=list(games),
             token_hash=hash_token(token),
-            created_at=self._database_now(),
         )
         key = name_key(name)
         quotas = quotas or Quotas()
         try:
             with self.session() as session:
+                row.created_at = self._newest_moment(session, name)
                 owned = session.get(BotNameRow, key)
                 if owned is None:
                     # Two authors claiming one new name at once: the key is the primary
@@ -283,6 +283,19 @@ class Store:
                 f"bot {name}@{version} is already registered, or its name was just taken"
             ) from None
         return _bot(row), token
+
+    def _newest_moment(self, session: Session, name: str) -> datetime:
+        """The database's now, or just after the newest version of `name` if that is not
+        earlier: SQLite's clock counts milliseconds, and a name's latest version is the
+        one registered last (`queries.resolve_bot`)."""
+        now: datetime | None = session.scalar(select(self._database_now()))
+        newest: datetime | None = session.scalar(
+            select(func.max(BotRow.created_at)).where(BotRow.name == name)
+        )
+        assert now is not None
+        if newest is not None and now <= newest:
+            return newest + timedelta(microseconds=1)
+        return now
 
     @staticmethod
     def _count_name(session: Session, author_id: str, limit: int) -> None:

@@ -107,6 +107,21 @@ def test_bot_lines_name_versions_and_leave_retired_ones_out(store: Store) -> Non
         store.retire_bot("b-nobody")
 
 
+def test_a_name_resolves_to_its_newest_version_within_one_tick_of_the_clock(
+    store: Store,
+) -> None:
+    """SQLite's clock counts milliseconds, so two versions registered in one tick of it
+    would tie: a version registered when the clock reads no later than its predecessor's
+    moment is still its name's latest."""
+    first, _ = store.register_bot("ticks", "1", ["goof"])
+    with store.session() as session:
+        ahead = store.database_now() + timedelta(seconds=5)
+        session.execute(update(BotRow).where(BotRow.id == first.id).values(created_at=ahead))
+    second, _ = store.register_bot("ticks", "2", ["goof"])
+    assert queries.resolve_bot(store, "ticks").id == second.id
+    assert [line.label for line in queries.bot_lines(store)] == ["ticks@2", "ticks"]
+
+
 def test_a_retired_bot_leaves_standings_pairing_and_new_tournaments(store: Store) -> None:
     bots = [register(store, "ret") for _ in range(4)]
     tid = tournaments.create_tournament(store, "goof", 3, bots[:3], seed=3, duplicate=False)
