@@ -241,8 +241,8 @@ def _bot_line(row: BotRow, now: datetime) -> BotLine:
 
 def bot_lines(store: Store, *, retired: bool = False) -> list[BotLine]:
     """Every bot version by name, then newest version first; retired ones only if asked."""
-    now = store.database_now()
     with store.session() as session:
+        now = store.database_now(session)
         query = select(BotRow).order_by(BotRow.name, BotRow.created_at.desc())
         if not retired:
             query = query.where(BotRow.retired_at.is_(None))
@@ -252,8 +252,8 @@ def bot_lines(store: Store, *, retired: bool = False) -> list[BotLine]:
 def versions_of(store: Store, keys: Collection[str]) -> list[BotLine]:
     """Every version (retired ones too) of the bot names with these keys (`name_key`: a
     version may be registered under any look-alike spelling of its name), oldest first."""
-    now = store.database_now()
     with store.session() as session:
+        now = store.database_now(session)
         # Keys are made in Python, and the distinct spellings are few: matched here.
         spellings = [
             name
@@ -268,12 +268,11 @@ def versions_of(store: Store, keys: Collection[str]) -> list[BotLine]:
 
 def bot_line(store: Store, bot_id: str) -> BotLine:
     """One bot version by id; raises NotFound."""
-    now = store.database_now()
     with store.session() as session:
         row = session.get(BotRow, bot_id)
         if row is None:
             raise NotFound(f"no bot with id {bot_id!r}")
-        return _bot_line(row, now)
+        return _bot_line(row, store.database_now(session))
 
 
 def resolve_bot(store: Store, ref: str) -> BotRef:
@@ -299,8 +298,8 @@ def ladders(store: Store) -> list[str]:
 
 def standings(store: Store, ladder: str) -> list[Standing]:
     """The ladder's bots by rating (`shown_rating`), best first; the live Elo breaks ties."""
-    now = store.database_now()
     with store.session() as session:
+        now = store.database_now(session)
         rows = session.execute(
             select(RatingRow, BotRow)
             .join(BotRow, BotRow.id == RatingRow.bot_id)
@@ -337,8 +336,8 @@ def in_practice(store: Store, ladder: str) -> list[PracticeLine]:
     A challenge is recorded as practice too (rating nobody), but it is no ladder
     match: it puts nobody in practice (see `ladder.challenges`).
     """
-    now = store.database_now()
     with store.session() as session:
+        now = store.database_now(session)
         rated = select(RatingRow.bot_id).where(RatingRow.ladder_id == ladder)
         rows = session.execute(
             select(BotRow, func.count())

@@ -49,7 +49,9 @@ def ensure_ladder(store: Store, game: str, players: int) -> str:
     try:
         with store.session() as session:
             session.add(
-                LadderRow(id=lid, game=game, players=players, created_at=store.database_now())
+                LadderRow(
+                    id=lid, game=game, players=players, created_at=store.database_now(session)
+                )
             )
     except IntegrityError:
         pass  # created by someone else at the same moment
@@ -93,10 +95,10 @@ def record_match(store: Store, match_id: str, practice_matches: int = 0) -> bool
         raise LeagueError(f"match {match_id} seats one bot twice; it cannot be rated")
     lid = ensure_ladder(store, request.game, request.players)
     for attempt in range(RECORD_ATTEMPTS):
-        # The database's clock: the ladder's tick reads how long each bot has waited by it.
-        now = store.database_now()
         try:
             with store.session() as session:
+                # The database's clock: the ladder's tick reads how long each bot waited by it.
+                now = store.database_now(session)
                 return _record(session, match_id, lid, practice_matches, now)
         except IntegrityError:
             if is_recorded(store, match_id):

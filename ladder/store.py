@@ -288,11 +288,10 @@ class Store:
         """The database's now, or just after the newest version of `name` if that is not
         earlier: SQLite's clock counts milliseconds, and a name's latest version is the
         one registered last (`queries.resolve_bot`)."""
-        now: datetime | None = session.scalar(select(self._database_now()))
+        now = self.database_now(session)
         newest: datetime | None = session.scalar(
             select(func.max(BotRow.created_at)).where(BotRow.name == name)
         )
-        assert now is not None
         if newest is not None and now <= newest:
             return newest + timedelta(microseconds=1)
         return now
@@ -467,10 +466,13 @@ class Store:
                 challenges.count_new(session, request.challenger, quotas, now, later)
         return _match(row)
 
-    def database_now(self) -> datetime:
-        """The database's clock now: the one clock every worker and replica shares."""
-        with self.session() as session:
-            now: datetime | None = session.scalar(select(self._database_now()))
+    def database_now(self, session: Session | None = None) -> datetime:
+        """The database's clock now: the one clock every worker and replica shares. Read in
+        `session` when given (no second connection for a query that reads it too)."""
+        if session is None:
+            with self.session() as own:
+                return self.database_now(own)
+        now: datetime | None = session.scalar(select(self._database_now()))
         assert now is not None
         return now
 

@@ -96,8 +96,8 @@ def finish_tournament(store: Store, tournament_id: str) -> bool:
             return tournament.status == TournamentStatus.FINISHED
     if not tournament_complete(store, tournament_id):
         return False
-    finished = store.database_now()
     with store.session() as session:
+        finished = store.database_now(session)
         tournament = session.get(TournamentRow, tournament_id)
         assert tournament is not None
         if tournament.status == TournamentStatus.FINISHED:

@@ -358,8 +358,8 @@ def cancel_tournament(store: Store, tournament_id: str) -> list[str]:
     started are cancelled; those being played finish and are recorded, so
     nothing played is lost. NotFound, or LeagueError when it has ended already.
     """
-    now = store.database_now()
     with store.session() as session:
+        now = store.database_now(session)
         # Fenced: a worker finishing the tournament at the same moment either came first
         # (this matches no row) or finds it cancelled (its UPDATE matches none).
         cancelling = rows_changed(

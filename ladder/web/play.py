@@ -265,8 +265,8 @@ class Desk:
 
     def opponents(self) -> list[OpponentOut]:
         """The bots online now, not retired, whose names accept challenges."""
-        now = self.store.database_now()
         with self.store.session() as session:
+            now = self.store.database_now(session)
             rows = [
                 row
                 for row in session.scalars(
