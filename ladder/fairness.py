@@ -21,6 +21,15 @@ def draw_seed() -> int:
     return secrets.randbits(SEED_BITS)
 
 
+def derive_seed(chosen: int, *parts: object) -> int:
+    """A seed of SEED_BITS bits derived from an operator's `chosen` seed and `parts` (the
+    round, the match...): the same ones give the same deals. A hash, so a seed kept
+    secret keeps its derived seeds secret; as many bits as a drawn seed, so none of them
+    is found from its commitment by trying numbers."""
+    text = ":".join(str(part) for part in (chosen, *parts))
+    return int.from_bytes(hashlib.sha256(text.encode("ascii")).digest()[: SEED_BITS // 8])
+
+
 def commitment(seed: int) -> str:
     """SHA-256 of the seed's decimal text, in hex: published before the seed is."""
     return hashlib.sha256(str(seed).encode("ascii")).hexdigest()

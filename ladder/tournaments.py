@@ -11,7 +11,6 @@ planned here, each later one by `ladder.swiss_rounds.next_round`.
 
 from __future__ import annotations
 
-import random
 import uuid
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
@@ -24,7 +23,7 @@ from sqlalchemy.orm import Session
 import games
 from ladder.elo import ELO_START
 from ladder.errors import LeagueError
-from ladder.fairness import draw_seed
+from ladder.fairness import derive_seed, draw_seed
 from ladder.models import MatchRow, RatingRow, TournamentMatchRow, TournamentRow
 from ladder.pairing import plan_round_robin
 from ladder.queries import UnknownBot, ladder_id, resolve_bot
@@ -33,9 +32,6 @@ from ladder.records import MatchStatus, PlanStatus, TournamentFormat, Tournament
 from ladder.schedules import cron, is_due, scheduled_run_id
 from ladder.store import MatchRequest, NotFound, Store, rows_changed
 from ladder.swiss import MAX_ROUNDS, Seeding, round_rng, seat_round, standing_order
-
-CHOSEN_SEED_RANGE = 2**31
-"""Seeds derived from an operator's chosen seed (public by choice) stay in the old range."""
 
 MAX_MATCHES = 200
 """The most matches a round robin plays by default (a balanced subset above that)."""
@@ -192,8 +188,6 @@ def add_plan(
     stream (a Mersenne Twister) could be predicted from those published
     after the first matches end.
     """
-    stream = f"{chosen_seed}:seeds" if round_number == 1 else f"{chosen_seed}:seeds:{round_number}"
-    derived = None if chosen_seed is None else random.Random(stream)
     match_ids = []
     for number, seats in enumerate(plan, start=first_number):
         match_ids.append(f"{tournament_id}-m{number:04d}")
@@ -204,7 +198,11 @@ def add_plan(
                 number=number,
                 round=round_number,
                 bot_ids=list(seats),
-                seed=draw_seed() if derived is None else derived.randrange(CHOSEN_SEED_RANGE),
+                seed=(
+                    draw_seed()
+                    if chosen_seed is None
+                    else derive_seed(chosen_seed, "seeds", round_number, number)
+                ),
                 status=PlanStatus.PLANNED,
             )
         )
@@ -228,11 +226,7 @@ def start_scheduled_run(store: Store, template_id: str, now: datetime) -> str:
             return run_id
         minute = now.astimezone(UTC).replace(second=0, microsecond=0)
         chosen = template.seed_chosen
-        seed = (
-            random.Random(f"{template.seed}:{minute:%Y%m%d%H%M}").randrange(CHOSEN_SEED_RANGE)
-            if chosen
-            else draw_seed()
-        )
+        seed = derive_seed(template.seed, f"{minute:%Y%m%d%H%M}") if chosen else draw_seed()
         plan = _first_round(
             session,
             template.game,

@@ -321,7 +321,7 @@ class MatchOut(MatchKindOut):
     duplicate: bool
     seed: str | None = Field(
         description="the match's seed, in decimal; only once the match has finished (null "
-        "while it runs, and once aborted, since it is played again with the same seed)"
+        "while it runs, and once aborted: a match is only ever shown a finished deal's seed)"
     )
     seed_commitment: str = Field(
         description="SHA-256 (hex) of the seed's decimal text, fixed before the deal: "

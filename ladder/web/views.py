@@ -485,8 +485,8 @@ def match(store: Store, match_id: str) -> MatchOut:
         status=found.status,
         reason=found.reason,
         duplicate=request.duplicate,
-        # Before the end the seed would let anyone rebuild every hidden hand; an
-        # aborted match is played again with the same seed, so it stays secret.
+        # Before the end the seed would let anyone rebuild every hidden hand; an aborted
+        # attempt's is not shown either (only a finished deal's, the one its result is of).
         seed=str(found.seed) if finished else None,
         seed_commitment=found.seed_commitment,
         entries=entries,

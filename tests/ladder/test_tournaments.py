@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import secrets
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -110,6 +111,29 @@ def test_scheduled_template_runs_once_per_minute(store: Store) -> None:
     assert plan_of(store, second)[0].match_id != plan_of(store, run)[0].match_id
     with pytest.raises(LeagueError, match="no schedule"):
         tournaments.start_scheduled_run(store, run, later)
+
+
+def test_the_deals_of_a_secret_chosen_seed_are_not_found_from_their_commitments(
+    store: Store,
+) -> None:
+    """An operator's chosen seed kept secret keeps the deals secret while they are played:
+    each match's seed, whose commitment every seat and watcher sees, is as wide as a drawn
+    one, so trying seeds from a small range does not find it. The same chosen seed still
+    deals the same cards."""
+    bots = [register(store, "wide") for _ in range(4)]
+    chosen = secrets.randbits(128)
+    first = tournaments.create_tournament(store, "golden10", 3, bots, seed=chosen)
+    again = tournaments.create_tournament(store, "golden10", 3, bots, seed=chosen)
+    seeds = [plan.seed for plan in plan_of(store, first)]
+    assert seeds == [plan.seed for plan in plan_of(store, again)]
+    assert len(set(seeds)) == len(seeds)
+    assert all(seed.bit_length() > 96 for seed in seeds), seeds  # 2^-32 chance each
+    template = tournaments.create_tournament(
+        store, "golden10", 3, bots, seed=chosen, schedule="*/10 * * * *"
+    )
+    minute = datetime(2026, 12, 7, 10, 0, tzinfo=UTC)
+    run = tournaments.start_scheduled_run(store, template, minute)
+    assert all(plan.seed.bit_length() > 96 for plan in plan_of(store, run))
 
 
 def test_lost_matches_are_the_planned_ones_nobody_plays(store: Store) -> None:
