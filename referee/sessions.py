@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 
 from ladder.records import Notice
 from referee.channels import ActRequest, Answer, SeatGone, SeatTimeout, SessionsRefused
+from referee.loop_watch import STALL_S, LoopWatch
 
 
 @dataclass(frozen=True)
@@ -51,9 +52,6 @@ class SessionClosed(Exception):
     """The session ended while a request was waiting on it."""
 
 
-STALL_S = 0.02
-"""How late a deadline's timer may run before the referee counts itself stalled (its loop
-held up: a paused or CPU-starved process, a long collection), not merely busy."""
 EXTENSIONS = 3
 """How many times one deadline waits again for a stalled referee: a loop late by more than
 STALL_S turn after turn is overloaded, and a bot's move is not held open for good."""
@@ -69,50 +67,58 @@ fails at once, and the bot retries."""
 class Deadline:
     """The timer of a move's deadline, which does not count the time the referee did not run.
 
-    A timer that came due while the event loop was held up runs late, in the same turn of
-    the loop as the reads of what came in meanwhile, and before grpc.aio's tasks hand on an
-    answer that came in time: a stop of the process would be every waiting bot's timeout.
-    So a timer late by more than STALL_S waits again, as long as it was late (at most the
-    move's own time), for what came to be read; `stalled_s` is the lateness it forgave,
-    which `bot_s` does not charge the bot either.
+    A stall of the event loop (`referee.loop_watch`) during the move is the referee's
+    time: it held up the Act's write or the answer's read, or made this timer late, in
+    the same turn of the loop as the reads of what came in meanwhile and before
+    grpc.aio's tasks hand on an answer that came in time (a stop of the process would be
+    every waiting bot's timeout). So a timer due after a stall waits again, as long as the
+    stall not yet forgiven (at most the move's own time), for what came to be read; and
+    `bot_s` leaves every stall out.
     """
 
     __slots__ = (
         "_args",
         "_expire",
         "_extended",
+        "_forgiven_s",
         "_handle",
         "_loop",
         "_started",
         "_timeout_s",
-        "stalled_s",
+        "_watch",
     )
 
     def __init__(self, timeout_s: float, expire: Callable[..., None], *args: object) -> None:
         self._loop = asyncio.get_running_loop()
+        self._watch = LoopWatch.of(self._loop)
         self._timeout_s = timeout_s
         self._expire = expire
         self._args = args
         self._started = self._loop.time()
         self._handle = self._loop.call_later(timeout_s, self._due)
         self._extended = 0
-        self.stalled_s = 0.0
+        self._forgiven_s = 0.0
 
     def _due(self) -> None:
-        late = self._loop.time() - self._handle.when()
-        if late > STALL_S and self._extended < EXTENSIONS:
+        stalled_s = self._watch.stalled_s(self._started)
+        unforgiven_s = stalled_s - self._forgiven_s
+        if unforgiven_s > STALL_S and self._extended < EXTENSIONS:
             self._extended += 1
-            self.stalled_s += late
-            self._handle = self._loop.call_later(min(late, self._timeout_s), self._due)
+            self._forgiven_s = stalled_s
+            self._handle = self._loop.call_later(min(unforgiven_s, self._timeout_s), self._due)
             return
         self._expire(*self._args)
 
     def cancel(self) -> None:
         self._handle.cancel()
 
+    def stalled(self) -> bool:
+        """Whether the loop stood still during the move."""
+        return self._watch.stalled_s(self._started) > 0.0
+
     def bot_s(self) -> float:
-        """The bot's time so far: since the timer started, less the lateness forgiven."""
-        return max(0.0, self._loop.time() - self._started - self.stalled_s)
+        """The bot's time so far: since the timer started, less the loop's stalls."""
+        return max(0.0, self._loop.time() - self._started - self._watch.stalled_s(self._started))
 
 
 @dataclass(eq=False)
@@ -172,7 +178,7 @@ class Session:
             raise
         finally:
             deadline.cancel()
-        if deadline.stalled_s:
+        if deadline.stalled():
             # The runner would charge the bot the time the referee stood still.
             return replace(answer, bot_s=deadline.bot_s())
         return answer

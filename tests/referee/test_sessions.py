@@ -54,6 +54,28 @@ def test_an_answer_that_came_while_the_referee_stood_still_counts() -> None:
     run(test)
 
 
+@pytest.mark.parametrize("bank_s", [0.0, 5.0])
+def test_a_stall_that_ends_before_the_deadline_is_not_the_bots_time(bank_s: float) -> None:
+    """The loop stands still as the Act waits to be written, and the stall is over before
+    the deadline's timer is due: the timer is on time, yet the bot, which answers at once
+    once it has the Act, would be charged the stall: its time bank, or a strike without
+    one."""
+
+    async def test() -> None:
+        loop = asyncio.get_running_loop()
+        session = Session("bot", 1)
+        asking = asyncio.create_task(session.ask(act("r1"), DEADLINE_S + bank_s))
+        await asyncio.sleep(0)  # the request is in the outbox
+        stand_still(0.8 * DEADLINE_S)
+        # The bot has the Act only now, and answers within a fifth of its time.
+        loop.call_later(0.4 * DEADLINE_S, session.answer, Answer("r1", index=1))
+        answer = await asking
+        assert answer.index == 1
+        assert answer.bot_s is not None and answer.bot_s < 0.8 * DEADLINE_S, answer
+
+    run(test)
+
+
 def test_a_bot_that_did_not_answer_still_times_out_after_a_stall() -> None:
     async def test() -> None:
         session = Session("bot", 1)
