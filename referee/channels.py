@@ -46,6 +46,13 @@ class SessionsRefused(ArenaFault):
     what = "sessions refused"
 
 
+class SentAway(ArenaFault):
+    """The bot's replica drained during the move and asked it to reconnect elsewhere, and
+    the bot was not back before the move's deadline: the move was cut by the arena."""
+
+    what = "sent away by a drain"
+
+
 @dataclass(frozen=True)
 class ActRequest:
     """A request for one action from one seat of one game of a match."""

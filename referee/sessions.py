@@ -226,6 +226,9 @@ class SessionHub:
         self._absent_since: dict[str, float] = {}
         self._refused_at: float | None = None
         self._changed: asyncio.Future[None] | None = None
+        self.draining = False
+        """This referee drains: it asked its bots to reconnect elsewhere, so a bot that
+        left during a move left for the arena's doing (`channels.SentAway`)."""
 
     def open(
         self,

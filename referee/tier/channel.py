@@ -46,6 +46,7 @@ from referee.channels import (
     RelayUnavailable,
     SeatGone,
     SeatTimeout,
+    SentAway,
     SessionsRefused,
 )
 from referee.metrics import RefereeMetrics
@@ -65,6 +66,10 @@ LIVE_S = 1.0
 VERDICT_S = 1.0
 """How long past the deadline the holder's verdict may take before the relay is at fault;
 and the other replicas' word on their refusals before an absence's verdict."""
+SENT_AWAY = (
+    "the bot's replica drained during the move and asked it to reconnect elsewhere; "
+    "it was not back before the move's deadline"
+)
 REFUSALS = "refusals"
 """The call that asks a replica how long ago it last refused a session for the arena's
 fault (`SessionHub.refused_ago`)."""
@@ -74,6 +79,7 @@ class Away(Enum):
     """Why a relayed request left its holder without an answer."""
 
     MOVED = "the bot may be elsewhere (it moved, or came here)"
+    SENT = "the holder drains: it asked the bot to reconnect elsewhere"
     ORPHANED = "the holder is dead: not among the live replicas, or silent while the bot moved"
 
 
@@ -139,6 +145,7 @@ class RelaySeatChannel:
         deadline = started + timeout_s
         fresh = False
         orphaned = False  # the bot's replica died while this request waited for it
+        sent = False  # the bot's replica drains, and asked it to go elsewhere
         away: Absence | None = None  # made only when the bot is away: not on every move
         try:
             while True:
@@ -149,9 +156,14 @@ class RelaySeatChannel:
                     answer = await session.ask(request, remaining)
                     if answer is not None:
                         return answer
+                    sent = sent or self._hub.draining
                     fresh = True
                     continue
+                looked = self._clock()
                 holder = await self._find(fresh, deadline)
+                # Redis's time to answer, below a stall's (`Outages`), is the relay's and
+                # not the bot's: the holder is given the move's time as if it were none.
+                deadline += self._clock() - looked
                 fresh = True
                 if holder is not None and holder.stale:
                     orphaned = True
@@ -169,12 +181,15 @@ class RelaySeatChannel:
                 if isinstance(relayed, Answer):
                     return relayed
                 orphaned = orphaned or relayed is Away.ORPHANED
+                sent = sent or relayed is Away.SENT
         except (SeatTimeout, SeatGone) as error:
             if orphaned:
                 raise RelayUnavailable(
                     "the replica holding the bot's stream died during the move, "
                     "and the bot did not answer in time elsewhere"
                 ) from error
+            if sent:
+                raise SentAway(SENT_AWAY) from error
             since = started if self._absent_since is None else min(started, self._absent_since)
             doubt = self._outages.doubt_since(since)
             if doubt is not None:
@@ -315,7 +330,7 @@ class RelaySeatChannel:
                     "the bot moved during the move and the word of it came after its deadline"
                 )
             await self._kept_out(started)  # it is nowhere now
-            raise SeatTimeout()
+            raise SentAway(SENT_AWAY) if asked.outcome.result().drained else SeatTimeout()
 
     def _settled(self, asked: Asked, sent: float) -> Answer | Away:
         """The answer, or MOVED; raises for a timeout or a request the holder lost."""
@@ -329,7 +344,7 @@ class RelaySeatChannel:
             raise RelayUnavailable(f"replica {asked.replica} {lost}")
         if relayed.answer is None:
             self._locator.forget(self.bot_id)
-            return Away.MOVED
+            return Away.SENT if relayed.drained else Away.MOVED
         total = self._clock() - sent
         self._metrics.relay_added_latency.observe(max(0.0, total - relayed.bot_s))
         return relayed.answer

@@ -44,7 +44,7 @@ import time
 import uuid
 from collections import defaultdict, deque
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, cast
 
@@ -161,6 +161,8 @@ class Relayed:
     outcome: Outcome
     answer: Answer | None = None
     bot_s: float = 0.0
+    drained: bool = False
+    """MOVED: the holder drains, and asked the bot to reconnect elsewhere."""
 
 
 @dataclass(frozen=True)
@@ -443,7 +445,8 @@ class Relay:
             )
             asked.outcome.set_result(Relayed(outcome, answer, message["bot_s"]))
         else:
-            asked.outcome.set_result(Relayed(outcome))
+            # `drained` is new: a holder of the code before it never says so.
+            asked.outcome.set_result(Relayed(outcome, drained=message.get("drained", False)))
 
     # -- the holding side -----------------------------------------------------------------
 
@@ -470,9 +473,16 @@ class Relay:
             return
         session = self._hub.get(message["bot"])
         if session is None:
-            self._reply(asker, Outcome.MOVED, request.request_id)
+            self._reply(asker, Outcome.MOVED, request.request_id, drained=self._hub.draining)
             return
-        self._forward(asker, session, request, message["timeout_s"])
+        timeout_s = message["timeout_s"]
+        if request.asked_at:
+            # The time the bot is told is left (`ActRequest.clock_left`) is counted by
+            # this host's clock, as its deadline is here: the asker's wall clock may be
+            # set otherwise. What is left is what the asker gives.
+            total_s = (request.deadline_ms + request.time_bank_ms) / 1000
+            request = replace(request, asked_at=time.time() - max(0.0, total_s - timeout_s))
+        self._forward(asker, session, request, timeout_s)
 
     def _forward(self, asker: str, session: Session, request: ActRequest, timeout_s: float) -> None:
         request_id = request.request_id
@@ -504,7 +514,9 @@ class Relay:
             if done.cancelled():
                 held.reply = self._reply(asker, Outcome.LATE, request_id)
             elif isinstance(done.exception(), SessionClosed):
-                held.reply = self._reply(asker, Outcome.MOVED, request_id)
+                held.reply = self._reply(
+                    asker, Outcome.MOVED, request_id, drained=self._hub.draining
+                )
             else:
                 answer = done.result()
                 held.reply = self._reply(

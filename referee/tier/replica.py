@@ -174,7 +174,6 @@ class Tier:
         self.seats = TierSeats(self)
         self.held: dict[str, tuple[str, ...]] = {}
         """The bots of each match this replica plays (their slots are renewed each beat)."""
-        self.draining = False
         self.live: list[Replica] = []
         """The live replicas (this one too), as of the last heartbeat."""
         self.ready = False
@@ -366,9 +365,14 @@ class Tier:
         peers = [replica.name for replica in self.live if replica.name != self.replica]
         self.relay.announce_end(match_id, peers)
 
+    @property
+    def draining(self) -> bool:
+        """Whether this replica takes no more matches and sends its bots elsewhere."""
+        return self.hub.draining
+
     async def drain(self, reason: str) -> None:
         """Take no more matches and ask this replica's bots to move to another."""
-        self.draining = True
+        self.hub.draining = True
         self.metrics.draining.set(1)
         with contextlib.suppress(RedisError, OSError):
             await self.beat()

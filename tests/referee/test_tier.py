@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -24,6 +25,7 @@ from referee.channels import (
     RelayUnavailable,
     SeatGone,
     SeatTimeout,
+    SentAway,
     SessionsRefused,
 )
 from referee.matches import BadMatch
@@ -317,6 +319,87 @@ def test_a_bot_away_while_redis_stalled_is_not_struck(
 
     with proxy:
         run(test)
+
+
+@pytest.mark.parametrize("seat", ["relayed", "local"])
+def test_a_bot_sent_away_by_a_drain_mid_move_is_not_struck(
+    redis_server: RedisServer, seat: str
+) -> None:
+    """b drains while the bot, held there, has a move to make, for a match on a
+    (`relayed`) or on b itself (`local`): b asks the bot to reconnect elsewhere, and
+    the bot is not back before the move's deadline. The reconnect was the arena's
+    doing: the match aborts, nobody is struck."""
+
+    async def test() -> None:
+        async with tiers(redis_server.url, "a", "b") as (a, b):
+            held = b.hub.open("bot", 1)
+            await a.beat()
+            await b.beat()
+            asker = a if seat == "relayed" else b
+            asking = asyncio.create_task(asker.seats.channel("bot").act(act("r1"), 0.5))
+            await next_act(held)
+            await b.drain("this referee replica is stopping; reconnect")
+            await a.beat()
+            b.hub.close(held)  # the bot leaves as asked, and is slow to come back
+            with pytest.raises(SentAway, match="reconnect"):
+                await asyncio.wait_for(asking, 10)
+
+    run(test)
+
+
+def test_a_relayed_act_tells_the_bot_its_time_by_the_holders_clock_alone(
+    redis_server: RedisServer,
+) -> None:
+    """The asking replica's wall clock is 400 ms behind the holder's: the bot is still
+    told the whole of its move's time, not what the two clocks' difference leaves."""
+
+    async def test() -> None:
+        async with tiers(redis_server.url, "a", "b") as (a, b):
+            held = b.hub.open("bot", 1)
+            await b.beat()
+            behind = replace(act("r1"), asked_at=time.time() - 0.4)
+            asking = asyncio.create_task(a.seats.channel("bot").act(behind, 1.0))
+            sent = await next_act(held)
+            deadline_ms, _ = sent.clock_left(time.time())  # as the holder writes it
+            assert deadline_ms > 900, deadline_ms
+            held.answer(Answer(sent.request_id, 0))
+            await asking
+
+    run(test)
+
+
+def test_a_slow_look_up_of_the_holder_is_not_the_bots_time(redis_server: RedisServer) -> None:
+    """Redis takes a while to say where the bot is (a fork for a snapshot, a busy
+    moment), not long enough to be distrusted: the time it took is the relay's, and the
+    bot, which answers within half its time once it has the Act, still has its whole
+    move's time."""
+    deadline_s = 0.4
+
+    async def test() -> None:
+        async with tiers(redis_server.url, "a", "b") as (a, b):
+            held = b.hub.open("bot", 1)
+            await b.beat()
+            loop = asyncio.get_running_loop()
+
+            async def bot() -> None:
+                while True:
+                    request = await next_act(held)
+                    loop.call_later(deadline_s / 2, held.answer, Answer(request.request_id, 0))
+
+            answering = asyncio.create_task(bot())
+            locate_many = a.registry.locate_many
+
+            async def slow(bot_ids: Any) -> Any:
+                await asyncio.sleep(0.8 * deadline_s)  # under SLOW_S: Redis is believed
+                return await locate_many(bot_ids)
+
+            a.registry.locate_many = slow  # type: ignore[method-assign]
+            answer = await a.seats.channel("bot").act(act("r1"), deadline_s)
+            assert answer.index == 0 and answer.bot_s is not None
+            assert answer.bot_s < deadline_s, answer
+            answering.cancel()
+
+    run(test)
 
 
 @pytest.mark.parametrize("after", ["cut", "back"])
