@@ -288,7 +288,10 @@ class MatchManager:
             await self._aborted(request, None, str(error))
         except Exception as error:
             log.exception("match %s failed", request.id)
-            await self._aborted(request, f"referee error: {error}", str(error))
+            # The reason is public (GetMatch, the web, the live view): the error's words
+            # (a database's address, a statement's parameters) stay in the log above.
+            reason = f"referee error: {type(error).__name__} (the referee's log has more)"
+            await self._aborted(request, reason, reason)
         finally:
             self._playing.discard(request.id)
             self._lost.discard(request.id)

@@ -184,3 +184,36 @@ def test_a_shutdown_is_not_a_lost_lease(tmp_path: Path) -> None:
         assert sum(seats.held.values()) == 0
 
     run(test, tmp_path)
+
+
+SECRET = "postgresql://arena:hunter2@db-7.internal:5432/arena"
+
+
+class BrokenChannel(SilentChannel):
+    """A seat whose every move fails inside the referee, with words it must not show."""
+
+    async def act(self, request: ActRequest, timeout_s: float) -> Answer:
+        raise RuntimeError(f"could not connect to {SECRET}")
+
+
+class BrokenSeats(CountedSeats):
+    def channel(self, bot_id: str) -> BrokenChannel:
+        return BrokenChannel(bot_id)
+
+
+def test_an_internal_error_aborts_the_match_without_its_words(tmp_path: Path) -> None:
+    """The reason an aborted match is stored and announced with is public (GetMatch, the
+    web, the live view): an error of the referee's own is named there by its kind, and its
+    words (a database's address, a statement's parameters) stay in the referee's log."""
+
+    async def test(store: Store, manager: MatchManager, seats: CountedSeats) -> None:
+        await manager.start(request_for(store, "m1"))
+        events = asyncio.create_task(watched(manager, "m1"))
+        await eventually(lambda: manager.running() == [], "the match to abort")
+        told = (await events)[-1]
+        match = store.match("m1")
+        assert told["type"] == "match_aborted" and match.status == "aborted"
+        assert "RuntimeError" in match.reason and "RuntimeError" in told["reason"]
+        assert "hunter2" not in match.reason and "hunter2" not in told["reason"], match.reason
+
+    run(test, tmp_path, BrokenSeats())
