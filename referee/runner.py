@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import math
 import random
 import time
 import uuid
@@ -64,6 +65,9 @@ class Choice:
 
     action: str
     ms: float | None = None
+    reached: float = math.inf
+    """When the answer reached the referee, by the match's clock: when the seat was asked
+    plus the bot's own time, so a relayed answer is placed as if the relay took no time."""
 
     @property
     def answered(self) -> bool:
@@ -280,7 +284,8 @@ class MatchRunner:
         to_act: tuple[int, ...],
         stand_in: random.Random,
     ) -> None:
-        """Ask every seat at once; resolve the tick in the order answers arrived."""
+        """Ask every seat at once; resolve the tick in the order answers reached the
+        referee (`Choice.reached`: the holding replica, for a relayed one)."""
         arrived: list[int] = []
         late: list[int] = []
         chosen: dict[int, Choice] = {}
@@ -297,7 +302,8 @@ class MatchRunner:
             for task in asking:
                 task.cancel()
             raise
-        order = arrived + sorted(late)
+        # Stable: answers that reached it at once keep the order they came in.
+        order = sorted(arrived, key=lambda seat: chosen[seat].reached) + sorted(late)
         outcome = state.apply_tick({seat: choice.action for seat, choice in chosen.items()}, order)
         self._emit(
             {
@@ -363,7 +369,7 @@ class MatchRunner:
                 f"illegal answer {_describe(answer)}; legal: {', '.join(legal)}",
             )
             return Choice(stand_in.choice(legal))
-        return Choice(action, round(took_s * 1000, 3))
+        return Choice(action, round(took_s * 1000, 3), started + took_s)
 
     @staticmethod
     def _read(answer: Answer, legal: list[str]) -> str | None:

@@ -408,6 +408,30 @@ def test_goof_ticks_are_resolved_in_arrival_order() -> None:
     )
 
 
+def test_a_goof_answer_is_placed_by_when_it_reached_the_referee_not_the_relays_delay() -> None:
+    """Bot a, whose stream another replica holds, answers each tick in 1 ms, and the relay
+    takes 60 ms to bring the answer back; b and c, held here, take 20 and 40 ms. a's card
+    reached the referee first: it is applied first, whatever the relay's delay."""
+
+    def answering(after_s: float, bot_s: float | None) -> Policy:
+        async def answer(request: ActRequest) -> Answer:
+            await asyncio.sleep(after_s)
+            relayed = bot_s is not None
+            return Answer(request.request_id, index=0, relayed=relayed, bot_s=bot_s)
+
+        return lambda request, n: answer(request)
+
+    seats = [
+        FakeSeat("a", answering(0.06, 0.001)),
+        FakeSeat("b", answering(0.02, None)),
+        FakeSeat("c", answering(0.04, None)),
+    ]
+    request = match_request("goof", ("a", "b", "c"), {"rounds": 1, "max_ticks": 4})
+    _, _, events = play(request, seats, Limits(time_bank_ms=1000, max_strikes=10))
+    ticks = of_type(events, "tick")
+    assert ticks and all(tick["moves"][0][0] == 0 for tick in ticks), ticks
+
+
 # The time bank
 
 
