@@ -63,7 +63,7 @@ def run_web(args: argparse.Namespace) -> int:
         settings.play_deadline_ms,
         settings.play_tick_ms,
     )
-    play.attach(app, host, store, bounds)
+    play.attach(app, host, store, bounds, settings.play_bot)
     # Uvicorn stops cleanly on SIGTERM/SIGINT, then raises the signal again with
     # the handler it found; with this one in place a clean stop exits with status 0.
     previous = {signum: signal.signal(signum, _stopped) for signum in STOP_SIGNALS}

@@ -47,7 +47,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 import games
 from ladder import queries
-from ladder.models import BotNameRow, BotRow
+from ladder.models import OPERATOR_AUTHOR, BotNameRow, BotRow
 from ladder.names import name_key
 from ladder.records import MatchStatus
 from ladder.store import NotFound, Store
@@ -238,10 +238,12 @@ _ONE_AT_A_TIME = frozenset({str(SeatEventType.ACT), "answered"})
 class Desk:
     """The person's games of one web replica: started here, held by `host`."""
 
-    def __init__(self, host: SeatHost, store: Store, bounds: Bounds) -> None:
+    def __init__(self, host: SeatHost, store: Store, bounds: Bounds, play_name: str) -> None:
+        """`play_name`: the play bot's name, whose seats are the people's."""
         self.host = host
         self.store = store
         self.bounds = bounds
+        self.play_name = play_name
         self._plays: dict[str, Play] = {}
         self._starting: dict[str, int] = {}
         """Games being started now, per client address (counted against the bounds)."""
@@ -264,7 +266,10 @@ class Desk:
         ]
 
     def opponents(self) -> list[OpponentOut]:
-        """The bots online now, not retired, whose names accept challenges."""
+        """The bots online now, not retired, whose names accept challenges, but none of the
+        play bot's author: that author may watch the play bot's seats (`WatchSeat`), which
+        are the people's, and could tell a bot of its own at the table their hands. (The
+        operator's play bot hides nothing of the operator's: it sees every seat anyway.)"""
         with self.store.session() as session:
             now = self.store.database_now(session)
             rows = [
@@ -276,11 +281,18 @@ class Desk:
                 )
                 if queries.is_online(row, now)
             ]
-            keys = {name_key(row.name) for row in rows}
-            names = select(BotNameRow.name_key, BotNameRow.challenges).where(
+            play_key = name_key(self.play_name)
+            keys = {name_key(row.name) for row in rows} | {play_key}
+            names = select(BotNameRow.name_key, BotNameRow.challenges, BotNameRow.author_id).where(
                 BotNameRow.name_key.in_(keys)
             )
-            accepts = {key: challenges for key, challenges in session.execute(names)}
+            accepts: dict[str, bool] = {}
+            owners: dict[str, str] = {}
+            for key, challenges, author_id in session.execute(names):
+                accepts[key], owners[key] = challenges, author_id
+        watcher = owners.get(play_key)
+        if watcher == OPERATOR_AUTHOR:
+            watcher = None
         return [
             OpponentOut(
                 id=row.id,
@@ -291,6 +303,7 @@ class Desk:
             )
             for row in rows
             if accepts.get(name_key(row.name), True)
+            and (watcher is None or owners.get(name_key(row.name)) != watcher)
         ]
 
     # Starting -------------------------------------------------------------------------
@@ -565,9 +578,11 @@ class Desk:
         await self.host.close()
 
 
-def attach(app: FastAPI, host: SeatHost | None, store: Store, bounds: Bounds) -> None:
-    """Give `app` Play over `host` (None: /play is off)."""
-    app.state.play_desk = None if host is None else Desk(host, store, bounds)
+def attach(
+    app: FastAPI, host: SeatHost | None, store: Store, bounds: Bounds, play_name: str
+) -> None:
+    """Give `app` Play over `host`, whose bot is `play_name` (None: /play is off)."""
+    app.state.play_desk = None if host is None else Desk(host, store, bounds, play_name)
 
 
 def desk_of(app: FastAPI) -> Desk | None:

@@ -17,7 +17,7 @@ import random
 from collections.abc import AsyncGenerator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import httpx
 import pytest
@@ -26,10 +26,12 @@ from sqlalchemy import select
 
 from arena_cli.play_host import RefereeSeatHost
 from cardarena_api.v1 import arena_pb2 as pb
+from ladder.authors import create_author
 from ladder.models import RatingHistoryRow, ResultRow
-from ladder.store import Store
+from ladder.store import Seen, Store
 from ladder.web import create_app
-from ladder.web.play import Bounds, Desk, Play, Seated, SeatEvent, SeatRequest
+from ladder.web.play import Bounds, Desk, Play, Seated, SeatEvent, SeatHost, SeatRequest
+from ladder.web.views import WebError
 from tests.games.test_properties import string_leaves
 from tests.support.aio import eventually, run
 from tests.support.play import (
@@ -415,7 +417,7 @@ def test_a_moves_answer_reaches_the_page_before_the_next_act(arena: PlayArena) -
         return got
 
     async def game() -> None:
-        desk = Desk(LateAnswers(host), store, bounds)
+        desk = Desk(LateAnswers(host), store, bounds, "late-answers")
         try:
             play = await desk.start(request, 3, "Cy", "127.0.0.8")
             page = asyncio.create_task(
@@ -470,3 +472,30 @@ def test_settings_of_play_are_checked(tmp_path: Path) -> None:
     ):
         done = arena("web", "--db", f"sqlite:///{tmp_path / 'x.db'}", *flags, timeout_s=60)
         assert done.returncode != 0 and says in done.stderr, (flags, done.stderr[-500:])
+
+
+def test_the_play_bots_author_has_none_of_its_bots_at_a_persons_table(tmp_path: Path) -> None:
+    """With an author's token for Play, the play bot is that author's, and its author may
+    watch its seats, which are the people's (`WatchSeat`): none of the author's own bots
+    is offered as a person's opponent, or it could be told the person's hand. The
+    operator's bots are offered whoever owns the play bot."""
+    store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
+    try:
+        alice, _ = create_author(store, "alice")
+        bob, _ = create_author(store, "bob")
+        store.register_bot("guest", "web", ["golden10"], alice.id)
+        mine = store.register_bot("alices-bot", "1", ["golden10"], alice.id)[0].id
+        theirs = store.register_bot("bobs-bot", "1", ["golden10"], bob.id)[0].id
+        house = store.register_bot("random", "1", ["golden10"])[0].id
+        store.mark_seen({mine: "s1", theirs: "s2", house: "s3"}, Seen.OPENED)
+        bounds = Bounds(at_once=4, per_address=2, deadline_ms=30_000, tick_ms=2_000)
+        unused = cast(SeatHost, object())  # choosing opponents starts no game
+        desk = Desk(unused, store, bounds, play_name="guest")
+        assert {bot.id for bot in desk.opponents()} == {theirs, house}
+        with pytest.raises(WebError, match="not online, or does not accept challenges"):
+            desk.check_request("golden10", 3, [theirs, mine], 1)
+        desk.check_request("golden10", 3, [theirs, house], 1)
+        anyone = Desk(unused, store, bounds, play_name="")
+        assert {bot.id for bot in anyone.opponents()} == {mine, theirs, house}
+    finally:
+        store.close()
