@@ -126,6 +126,7 @@ class RelaySeatChannel:
         grace_s: float,
         metrics: RefereeMetrics,
         live: Callable[[], Sequence[Replica]],
+        gone: Callable[[], Sequence[str]],
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.bot_id = bot_id
@@ -136,6 +137,7 @@ class RelaySeatChannel:
         self._grace_s = grace_s
         self._metrics = metrics
         self._live = live
+        self._gone = gone
         self._clock = clock
         self._absent_since: float | None = None
 
@@ -233,7 +235,11 @@ class RelaySeatChannel:
         if self._outages.doubt_since(since) is not None:
             return  # the relay's fault already, whatever they say (`act`)
         me = self._relay.replica
-        peers = [replica.name for replica in self._live() if replica.name != me]
+        # A replica gone a moment ago may be cut off from Redis and still refusing the bots
+        # that come to it: it is asked too, and a dead one's silence aborts (its bots
+        # were sent away by its death, the arena's fault as well).
+        asked = [replica.name for replica in self._live()] + list(self._gone())
+        peers = [name for name in dict.fromkeys(asked) if name != me]
         said = await asyncio.gather(
             *(self._relay.call(peer, REFUSALS, {}, VERDICT_S) for peer in peers),
             return_exceptions=True,

@@ -155,7 +155,8 @@ return 0
 # session's entry is written again when it is missing, dead, or of an older order), and
 # each session's `held` entry (a session of the entry's instance stands beside it);
 # extends each slot still live. Returns the bots held by a later session of another
-# instance, the indexes of the lost slots, and the live replicas (names, then their JSON).
+# instance, the indexes of the lost slots, the live replicas (names, then their JSON), and
+# the replicas whose entry expired within the tombstone (gone without leaving).
 HEARTBEAT = (
     NOW
     + VALUES
@@ -215,7 +216,8 @@ for i = 8, #KEYS do
   end
 end
 local names = redis.call('ZRANGEBYSCORE', KEYS[4], now, '+inf')
-return {stale, lost, names, values_of(KEYS[3], names)}
+local gone = redis.call('ZRANGEBYSCORE', KEYS[4], string.format('%d', now - tombstone), string.format('(%d', now))
+return {stale, lost, names, values_of(KEYS[3], names), gone}
 """
 )
 
@@ -383,6 +385,9 @@ class Beat:
     """(bot, match) slots of this replica that had expired or were gone: not renewed."""
     replicas: list[Replica]
     """The live replicas, by name."""
+    gone: list[str]
+    """Replicas whose entry expired within the tombstone, without leaving: dead, or cut
+    off from Redis and still running."""
 
 
 def slots_key(bot_id: str) -> str:
@@ -471,11 +476,12 @@ class Registry:
         args += [f"{self.replica}|{match_id}" for _, match_id in slots]
         keys = [SESSIONS, SESSIONS_UNTIL, REPLICAS, REPLICAS_UNTIL, INSTANCES, HELD, HELD_UNTIL]
         keys += [slots_key(bot_id) for bot_id, _ in slots]
-        stale, lost, names, values = await self._heartbeat(keys=keys, args=args)
+        stale, lost, names, values, gone = await self._heartbeat(keys=keys, args=args)
         return Beat(
             [_text(bot) for bot in stale],
             [slots[int(i)] for i in lost],
             self._replicas(names, values),
+            sorted(_text(name) for name in gone),
         )
 
     async def leave(self) -> None:

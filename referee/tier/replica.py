@@ -77,6 +77,7 @@ class TierSeats:
             tier.grace_s,
             tier.metrics,
             lambda: tier.live,
+            lambda: tier.gone,
             tier.clock,
         )
 
@@ -176,6 +177,8 @@ class Tier:
         """The bots of each match this replica plays (their slots are renewed each beat)."""
         self.live: list[Replica] = []
         """The live replicas (this one too), as of the last heartbeat."""
+        self.gone: list[str] = []
+        """The replicas whose entry expired lately without their leaving (`Beat.gone`)."""
         self.ready = False
         """This replica reaches Redis (a heartbeat succeeded within `Bounds.unready_s`)."""
         self.on_ready: list[Callable[[bool], None]] = []
@@ -266,6 +269,7 @@ class Tier:
                 self.hub.close(stale)
         named = self.session_replicas()
         self.live = beat.replicas
+        self.gone = beat.gone
         self.metrics.replicas_live.set(len(self.live))
         if (now := self.session_replicas()) != named:
             # Bots keeping a session on every replica open one on a replica that joined.

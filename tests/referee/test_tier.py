@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from collections.abc import Awaitable
 from dataclasses import replace
 from typing import Any
 
@@ -32,7 +33,7 @@ from referee.matches import BadMatch
 from referee.metrics import RefereeMetrics
 from referee.sessions import Session, SessionHub
 from referee.tier.placement import Placer, placement
-from referee.tier.registry import Holder, Replica
+from referee.tier.registry import Bounds, Holder, Replica
 from referee.tier.replica import Tier
 from tests.support.aio import eventually, run, tiers
 from tests.support.services import RedisServer
@@ -430,6 +431,38 @@ def test_a_bot_kept_out_by_a_replica_cut_off_a_moment_ago_is_not_struck(
             a.relay.fault = asked
             fault = SessionsRefused if after == "back" else RelayUnavailable
             with pytest.raises(fault, match="replica b"):
+                await a.seats.channel("bot").act(act("r1"), 0.3)
+
+    with proxy:
+        run(test)
+
+
+def test_a_bot_kept_out_by_a_replica_cut_off_past_its_expiry_is_not_struck(
+    redis_server: RedisServer,
+) -> None:
+    """b has been cut off from Redis for longer than an entry lives: the others count it
+    gone, but it still refuses the bots that come to it (as a load balancer may send
+    them, until its readiness fails). a's seat, away meanwhile, asks b too, as a replica
+    gone only a moment ago: b does not answer, and the match aborts."""
+    proxy, through = TcpProxy.before(redis_server.url)
+    short = Bounds(heartbeat_s=0.1, expiry_s=0.5, tombstone_s=60.0, unready_s=0.3)
+
+    async def test() -> None:
+        async with (
+            tiers(redis_server.url, "a", bounds=short) as (a,),
+            tiers(through, "b", bounds=short) as (b,),
+        ):
+            first = a.hub.open("bot", 1)
+
+            def joined(*names: str) -> Awaitable[bool]:
+                return asyncio.sleep(0, {replica.name for replica in a.live} == set(names))
+
+            await eventually(lambda: joined("a", "b"), "b to join")
+            proxy.cut()
+            await eventually(lambda: joined("a"), "b's entry to expire")
+            a.hub.close(first)
+            b.hub.refused()  # the bot, leaving a, was kept out of b
+            with pytest.raises(RelayUnavailable, match="replica b"):
                 await a.seats.channel("bot").act(act("r1"), 0.3)
 
     with proxy:
