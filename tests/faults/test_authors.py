@@ -113,7 +113,8 @@ def test_names_tokens_and_a_rotation_across_the_tier(
             assert await code_of(as_author.read()) == S.UNAUTHENTICATED
 
             token, messages, took = await rotated_while_held(a, b, alice.token, one.token)
-            assert took < 1.0, f"the old session lasted {took:.2f} s after the rotation"
+            # The relay's word, not the database's backstop (every TOKENS_CHECKED_EVERY_S).
+            assert took < TOKENS_CHECKED_EVERY_S / 2, f"the old session lasted {took:.2f} s"
             assert any("token was rotated" in m.error.message for m in messages), messages
             old = b.bots.Session(iter([HELLO]), metadata=auth(alice.token), timeout=10)
             assert await code_of(old.read()) == S.UNAUTHENTICATED
@@ -163,8 +164,8 @@ def test_invites_are_used_up_expire_and_sign_up_floods_are_bounded(
             a = Client(ref_a)
             code = await invite(a, 1)
             await a.sign_up("first", code)
-            # A code that expires in a second: good at once, refused as expired after.
-            brief = await invite(a, 100, expires_h=1 / 3600)
+            # A code that expires in a few seconds: good at once, refused as expired after.
+            brief = await invite(a, 100, expires_h=3 / 3600)
             await a.sign_up("quick", brief)
             deadline = time.monotonic() + 10
             for n in range(100):

@@ -32,6 +32,8 @@ from tests.support.processes import free_port, wait_exit, wait_until
 REPEATS = 3
 TERM_ROUNDS = 1  # (e): SIGTERM rounds over the four kinds of process
 FINISH_S = 90.0
+LOCK_S = 15.0
+"""(d): the longest the database is held locked, half the referee's busy timeout."""
 
 
 def test_worker_sigkilled_mid_match_records_each_match_once(fault_arena: FaultArena) -> None:
@@ -127,9 +129,10 @@ def test_redis_restarted_without_saving_loses_no_match(fault_arena: FaultArena) 
 
 
 def test_database_locked_while_matches_finish(fault_arena: FaultArena) -> None:
-    """(d) An exclusive lock on the SQLite database for 3 s while matches end: the referee's
-    writes wait (its busy timeout is 30 s); the worker's give up after 1 s, so its tasks
-    fail and are retried with back-off; nothing twice, nothing lost."""
+    """(d) An exclusive lock on the SQLite database while matches end, held until a write of
+    the worker has failed (LOCK_S at most): the referee's writes wait (its busy timeout is
+    30 s); the worker's give up after 1 s, so its tasks fail and are retried with back-off;
+    nothing twice, nothing lost."""
     arena = fault_arena
     arena.fault_worker("worker", env={"ARENA_SQLITE_BUSY_TIMEOUT_S": "1"})
     reports: list[Ledger] = []
@@ -143,9 +146,17 @@ def test_database_locked_while_matches_finish(fault_arena: FaultArena) -> None:
             0.005,
         )
         locker = sqlite3.connect(arena.workdir / "arena.db", timeout=30, isolation_level=None)
+        retried = arena.log_text("worker").count("retrying in")
         try:
             locker.execute("BEGIN EXCLUSIVE")
-            time.sleep(3.0)
+            # Until the worker has tried to write and given up (a loaded machine may take
+            # longer than usual to get there), but well within the referee's 30 s; the
+            # worker may have recorded this match just before the lock, and no other ends.
+            until = time.monotonic() + LOCK_S
+            while arena.log_text("worker").count("retrying in") == retried:
+                if time.monotonic() > until:
+                    break
+                time.sleep(0.05)
             ended_meanwhile = sum(
                 s != "running" for s in arena.statuses(tournament_id).values()
             )  # WAL: reads still work; the ends wait to be written
@@ -156,7 +167,8 @@ def test_database_locked_while_matches_finish(fault_arena: FaultArena) -> None:
         report = arena.ledger(tournament_id, before)
         retries = arena.log_text("worker").count("retrying in")
         report.notes.append(
-            f"database locked 3 s; {ended_meanwhile} matches shown ended meanwhile; "
+            f"database locked until the worker retried; {ended_meanwhile} matches shown "
+            "ended meanwhile; "
             f"worker retries so far: {retries}"
         )
         reports.append(report)
