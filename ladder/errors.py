@@ -9,6 +9,11 @@ class LeagueError(ValueError):
     """A tournament request that cannot be accepted; the message says why."""
 
 
+class MatchCancelled(LeagueError):
+    """A tournament's match cancelled with its tournament before any referee stored it: it
+    is not stored, and never will be."""
+
+
 class QuotaExceeded(RuntimeError):
     """An author's quota is used up: which, its limit, and when it resets (None: it frees
     up when `frees_up` happens)."""

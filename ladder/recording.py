@@ -191,7 +191,17 @@ def _record(
     if not practice:
         _rate(session, match_id, lid, bots, ranks, now)
     if planned is not None:
-        planned.status = PlanStatus.RECORDED
+        # Fenced: a cancelled plan's match is never stored, so never recorded; should one be
+        # (a database from before that fence), the cancel its operator was told of stands.
+        session.execute(
+            update(TournamentMatchRow)
+            .where(
+                TournamentMatchRow.match_id == match_id,
+                TournamentMatchRow.status != PlanStatus.CANCELLED,
+            )
+            .values(status=PlanStatus.RECORDED)
+            .execution_options(synchronize_session=False)
+        )
     session.flush()
     return True
 

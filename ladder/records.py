@@ -52,6 +52,9 @@ class PlanStatus(StrEnum):
     """A tournament's planned match."""
 
     PLANNED = "planned"
+    STARTED = "started"
+    """Stored on the referee: from now on it plays on and is recorded, whatever the
+    tournament (a cancel no longer stops it)."""
     RECORDED = "recorded"
     FAILED = "failed"
     CANCELLED = "cancelled"

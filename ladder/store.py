@@ -44,7 +44,7 @@ from sqlalchemy.types import Interval
 
 from ladder import challenges
 from ladder.challenges import NO_QUOTAS, ChallengeQuotas
-from ladder.errors import QuotaExceeded
+from ladder.errors import MatchCancelled, QuotaExceeded
 from ladder.fairness import draw_seed
 from ladder.json_text import json_text
 from ladder.models import (
@@ -54,10 +54,19 @@ from ladder.models import (
     BotRow,
     MatchRow,
     ReplayRow,
+    TournamentMatchRow,
     UTCDateTime,
 )
 from ladder.names import name_key
-from ladder.records import Bot, Match, MatchRequest, MatchResult, MatchStatus, Replay
+from ladder.records import (
+    Bot,
+    Match,
+    MatchRequest,
+    MatchResult,
+    MatchStatus,
+    PlanStatus,
+    Replay,
+)
 from ladder.settings import DEFAULT_DATABASE_URL, database_url
 
 __all__ = [
@@ -66,6 +75,7 @@ __all__ = [
     "Conflict",
     "Lease",
     "Match",
+    "MatchCancelled",
     "MatchRequest",
     "NotFound",
     "NotOwner",
@@ -423,7 +433,9 @@ class Store:
         again (`restart_match` deals it from a fresh seed: the caller's is the
         first attempt's). Two callers racing (several referee replicas) both get
         the one row. A new challenge counts against its author's `quotas`
-        (QuotaExceeded, nothing stored); finding it again costs nothing.
+        (QuotaExceeded, nothing stored); finding it again costs nothing. A
+        tournament's match that its tournament cancelled first raises
+        MatchCancelled, nothing stored.
         """
         try:
             return self._insert_match(request, lease, quotas), True
@@ -442,6 +454,7 @@ class Store:
         self, request: MatchRequest, lease: Lease | None, quotas: ChallengeQuotas
     ) -> Match:
         with self.session() as session:
+            self._start_plan(session, request.id)
             row = MatchRow(
                 id=request.id,
                 game=request.game,
@@ -465,6 +478,35 @@ class Store:
                 now, later = self._database_now(), self._database_now(challenges.HOUR_S)
                 challenges.count_new(session, request.challenger, quotas, now, later)
         return _match(row)
+
+    @staticmethod
+    def _start_plan(session: Session, match_id: str) -> None:
+        """Mark a tournament's plan of the match started, in the transaction that stores it.
+
+        The plan's status is the fence a cancel (`ladder.tournaments.cancel_tournament`)
+        moves the other way, from planned too: of the two, the first to take the plan's
+        row wins, and the other's UPDATE matches no row. A plan cancelled first raises
+        MatchCancelled. No plan (a ladder match, a challenge) or one started already (the
+        match is stored: it is found again) lets the insert go on.
+        """
+        plan = TournamentMatchRow
+        started = rows_changed(
+            session,
+            update(plan)
+            .where(plan.match_id == match_id, plan.status == PlanStatus.PLANNED)
+            .values(status=PlanStatus.STARTED)
+            .execution_options(synchronize_session=False),
+        )
+        if started:
+            return
+        found = session.execute(
+            select(plan.tournament_id, plan.status).where(plan.match_id == match_id)
+        ).first()
+        if found is not None and found.status == PlanStatus.CANCELLED:
+            raise MatchCancelled(
+                f"match {match_id} is not played: its tournament {found.tournament_id} was"
+                " cancelled before any referee started it"
+            )
 
     def database_now(self, session: Session | None = None) -> datetime:
         """The database's clock now: the one clock every worker and replica shares. Read in

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from enum import IntEnum
 from typing import Any
 
 from sqlalchemy import select, update
@@ -22,6 +23,17 @@ from ladder.queries import UnknownBot, resolve_bot
 from ladder.records import TournamentStatus
 from ladder.store import NotFound, Store, rows_changed
 from ladder.tournaments import tournament_complete
+
+
+class Finished(IntEnum):
+    """What `finish_tournament` found; true once the tournament is finished (NOW or BEFORE)."""
+
+    NOT = 0
+    """Matches are outstanding, or the tournament ended otherwise (cancelled)."""
+    NOW = 1
+    """This call stored the table: the one that finished it."""
+    BEFORE = 2
+    """Finished already, by another call."""
 
 
 def tournament_rankings(
@@ -75,7 +87,7 @@ def _labels(keys: list[str]) -> list[int]:
     return [numbers.setdefault(key, len(numbers)) for key in keys]
 
 
-def finish_tournament(store: Store, tournament_id: str) -> bool:
+def finish_tournament(store: Store, tournament_id: str) -> Finished:
     """Store the tournament's table and mark it finished, once all its matches are recorded.
 
     The table is maximum-likelihood Plackett-Luce ratings with 95% intervals
@@ -84,24 +96,24 @@ def finish_tournament(store: Store, tournament_id: str) -> bool:
     (`ladder.plackett_luce.table_line`), best first. A bot the games cannot
     measure (last in every game, say) has "measured" false: a one-sided
     bound ("bound" "below": "rating" and "ci_high" are the bound, "ci_low"
-    null) or none ("rating", "ci_low", "ci_high" null), and a "reason". True when the tournament is
-    finished (now or before); False while matches are outstanding.
-    Idempotent: a finished tournament is left as it is.
+    null) or none ("rating", "ci_low", "ci_high" null), and a "reason". Finished.NOW for
+    the one call that finished it, BEFORE once it is finished, NOT while matches are
+    outstanding. Idempotent: a finished tournament is left as it is.
     """
     with store.session() as session:
         tournament = session.get(TournamentRow, tournament_id)
         if tournament is None:
             raise NotFound(f"no tournament with id {tournament_id!r}")
         if tournament.status != TournamentStatus.RUNNING:
-            return tournament.status == TournamentStatus.FINISHED
+            return _ended(tournament.status)
     if not tournament_complete(store, tournament_id):
-        return False
+        return Finished.NOT
     with store.session() as session:
         finished = store.database_now(session)
         tournament = session.get(TournamentRow, tournament_id)
         assert tournament is not None
         if tournament.status == TournamentStatus.FINISHED:
-            return True
+            return Finished.BEFORE
         entrants, rankings, matches = tournament_rankings(session, tournament)
         fit = plackett_luce.plackett_luce(len(entrants), rankings, clusters=_labels(matches))
         ordered = sorted(
@@ -123,11 +135,16 @@ def finish_tournament(store: Store, tournament_id: str) -> bool:
             .execution_options(synchronize_session=False),
         )
         if stored:
-            return True
+            return Finished.NOW
         ended = session.scalar(
             select(TournamentRow.status).where(TournamentRow.id == tournament_id)
         )
-    return ended == TournamentStatus.FINISHED
+    return _ended(ended)
+
+
+def _ended(status: str | None) -> Finished:
+    """A tournament no longer running: finished before this call, or ended otherwise."""
+    return Finished.BEFORE if status == TournamentStatus.FINISHED else Finished.NOT
 
 
 def tournament_los(store: Store, tournament_id: str, a: str, b: str) -> dict[str, Any]:

@@ -36,6 +36,9 @@ from ladder.swiss import MAX_ROUNDS, Seeding, round_rng, seat_round, standing_or
 MAX_MATCHES = 200
 """The most matches a round robin plays by default (a balanced subset above that)."""
 
+OPEN = (PlanStatus.PLANNED, PlanStatus.STARTED)
+"""A planned match still to be recorded: neither recorded, failed nor cancelled."""
+
 
 def _resolve_entrants(store: Store, refs: Sequence[str], game: str) -> list[str]:
     ids: list[str] = []
@@ -213,7 +216,8 @@ def start_scheduled_run(store: Store, template_id: str, now: datetime) -> str:
     """Start the run of a scheduled template for the minute of `now`; its id.
 
     Idempotent per template and minute: asking again for the same minute
-    returns the same run and creates nothing.
+    returns the same run and creates nothing. A template cancelled (or
+    finished) by then starts nothing: LeagueError.
     """
     run_id = scheduled_run_id(template_id, now)
     with store.session() as session:
@@ -252,6 +256,24 @@ def start_scheduled_run(store: Store, template_id: str, now: datetime) -> str:
         name = f"{template.name} {minute:%Y-%m-%d %H:%M}"
     try:
         with store.session() as session:
+            # Fenced: the template's row lock, taken before the run is added. A cancel that
+            # took it first leaves this UPDATE no row; one that comes after finds the run
+            # started, and it goes on.
+            scheduled = rows_changed(
+                session,
+                update(TournamentRow)
+                .where(
+                    TournamentRow.id == template_id,
+                    TournamentRow.status == TournamentStatus.SCHEDULED,
+                )
+                .values(status=TournamentRow.status)
+                .execution_options(synchronize_session=False),
+            )
+            if not scheduled:
+                ended = session.scalar(
+                    select(TournamentRow.status).where(TournamentRow.id == template_id)
+                )
+                raise LeagueError(f"tournament {template_id} is {ended}: it starts no run")
             session.add(
                 TournamentRow(
                     id=run_id,
@@ -349,8 +371,9 @@ def cancel_tournament(store: Store, tournament_id: str) -> list[str]:
 
     A template starts no more runs (the runs already started go on, each can be
     cancelled by its id). A running tournament's matches that no referee has
-    started are cancelled; those being played finish and are recorded, so
-    nothing played is lost. NotFound, or LeagueError when it has ended already.
+    started are cancelled, and none will be; those started play on and are
+    recorded, so nothing played is lost. NotFound, or LeagueError when it has
+    ended already.
     """
     with store.session() as session:
         now = store.database_now(session)
@@ -373,8 +396,11 @@ def cancel_tournament(store: Store, tournament_id: str) -> list[str]:
             if ended is None:
                 raise NotFound(f"no tournament with id {tournament_id!r}")
             raise LeagueError(f"tournament {tournament_id} is {ended} already")
-        # One statement: the matches a referee has stored by now play on; the others are
-        # cancelled, and a worker that reads their plans from now on starts none of them.
+        # One statement, fenced with a referee storing a match (`Store.create_match` moves
+        # its plan from planned to started): of the two, the first to take the plan's row
+        # wins. The matches stored by now play on; the others are cancelled, and no referee
+        # stores them any more. A match stored before plans were fenced (an older referee)
+        # left its plan planned: it plays on too.
         cancelled = session.execute(
             update(TournamentMatchRow)
             .where(
@@ -410,12 +436,13 @@ def mark_failed(store: Store, match_id: str) -> None:
     tries the failed matches once more.
     """
     with store.session() as session:
-        # Fenced: a recording that came first (another delivery of its task) stands.
+        # Fenced: a recording that came first (another delivery of its task) stands, and
+        # so does a cancel.
         session.execute(
             update(TournamentMatchRow)
             .where(
                 TournamentMatchRow.match_id == match_id,
-                TournamentMatchRow.status != PlanStatus.RECORDED,
+                TournamentMatchRow.status.in_(OPEN),
             )
             .values(status=PlanStatus.FAILED)
             .execution_options(synchronize_session=False)
@@ -474,9 +501,9 @@ def lost_matches(store: Store, planned_before: datetime) -> tuple[list[str], lis
     """Running tournaments' matches nobody plays or records, and the tournaments whose every
     planned match is recorded (complete, or a Swiss round recorded whose next is due).
 
-    A match is lost when it is planned, not recorded nor failed, its
-    tournament was created before `planned_before`, and the referee is not
-    playing it (never started, aborted, or finished but unrecorded).
+    A match is lost when it is planned or started (not recorded, failed nor
+    cancelled), its tournament was created before `planned_before`, and the
+    referee is not playing it (never started, aborted, or finished but unrecorded).
     """
     lost: list[str] = []
     complete: list[str] = []
@@ -502,6 +529,6 @@ def lost_matches(store: Store, planned_before: datetime) -> tuple[list[str], lis
             lost += [
                 match_id
                 for match_id, planned, playing in rows
-                if planned == PlanStatus.PLANNED and playing != MatchStatus.RUNNING
+                if planned in OPEN and playing != MatchStatus.RUNNING
             ]
     return lost, complete

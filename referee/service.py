@@ -21,6 +21,7 @@ from ladder.records import MatchStatus
 from ladder.store import (
     Conflict,
     Match,
+    MatchCancelled,
     MatchRequest,
     NotFound,
     NotOwner,
@@ -423,6 +424,8 @@ class RefereeService(pb_grpc.RefereeServiceServicer):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, brief(str(error)))
         except Conflict as error:
             await context.abort(grpc.StatusCode.ALREADY_EXISTS, brief(str(error)))
+        except MatchCancelled as error:
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, brief(str(error)))
         except QuotaExceeded as error:
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, brief(str(error)))
         raise AssertionError("abort returns only by raising")

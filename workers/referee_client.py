@@ -36,6 +36,12 @@ def is_transient(error: grpc.RpcError) -> bool:
     return code is None or code in TRANSIENT
 
 
+def refused_as_cancelled(error: grpc.RpcError) -> bool:
+    """Whether StartMatch refused a tournament's match because its tournament cancelled it
+    before the match was started: it is not stored, and never will be."""
+    return isinstance(error, grpc.Call) and error.code() == grpc.StatusCode.FAILED_PRECONDITION
+
+
 def start_request(request: MatchRequest) -> pb.StartMatchRequest:
     """The StartMatch message that asks the referee to play `request`.
 

@@ -56,11 +56,12 @@ from ladder import (
     tables,
     tournaments,
 )
+from ladder.errors import LeagueError
 from ladder.matchmaking import MatchmakingConfig
-from ladder.records import MatchStatus, TournamentStatus
+from ladder.records import MatchStatus
 from ladder.store import NotFound
 from workers.celery_app import QUEUE, ArenaCelery
-from workers.referee_client import RefereeCallFailed, is_transient
+from workers.referee_client import RefereeCallFailed, is_transient, refused_as_cancelled
 from workers.settings import WorkerSettings
 
 log = logging.getLogger(__name__)
@@ -119,7 +120,14 @@ def play_match(app: ArenaCelery, match_id: str) -> str:
             return "unknown"
         match = None
         for _ in range(ABORTS_PER_ATTEMPT):
-            match = res.referee.start(request)
+            try:
+                match = res.referee.start(request)
+            except grpc.RpcError as error:
+                # Cancelled since it was looked at above: the referee's store refused it.
+                if not refused_as_cancelled(error):
+                    raise
+                log.info("match %s: its tournament was cancelled; not played", match_id)
+                return "cancelled"
             if match.status == MatchStatus.RUNNING:
                 match = res.referee.wait(match_id, app.settings.match_timeout_s)
             if match.status == MatchStatus.FINISHED:
@@ -197,13 +205,11 @@ def next_round(app: ArenaCelery, tournament_id: str) -> int:
 
 
 def finish_tournament(app: ArenaCelery, tournament_id: str) -> bool:
-    """Store the tournament's table once every match is recorded."""
-    store = app.resources().store
-    already = queries.tournament_status(store, tournament_id) == TournamentStatus.FINISHED
-    done = tables.finish_tournament(store, tournament_id)
-    if done and not already:
+    """Store the tournament's table once every match is recorded; True once it is finished."""
+    finished = tables.finish_tournament(app.resources().store, tournament_id)
+    if finished == tables.Finished.NOW:
         app.metrics.tournaments_finished.inc()
-    return done
+    return bool(finished)
 
 
 def run_schedules(app: ArenaCelery, now: float | None = None) -> list[str]:
@@ -212,7 +218,11 @@ def run_schedules(app: ArenaCelery, now: float | None = None) -> list[str]:
     at = datetime.fromtimestamp(time.time() if now is None else now, UTC)
     started = []
     for template_id, minute in tournaments.due_runs(store, at):
-        run_id = tournaments.start_scheduled_run(store, template_id, minute)
+        try:
+            run_id = tournaments.start_scheduled_run(store, template_id, minute)
+        except LeagueError as error:
+            log.info("scheduled tournament %s: %s", template_id, error)  # cancelled meanwhile
+            continue
         app.enqueue(CREATE_ROUND_ROBIN, run_id)
         started.append(run_id)
         log.info("scheduled tournament %s: started run %s", template_id, run_id)

@@ -245,7 +245,7 @@ class PlannedMatchOut(BaseModel):
     match_id: str
     number: int
     bots: list[str] = Field(description="bot names, one per seat")
-    status: str = Field(description="planned, recorded or failed")
+    status: str = Field(description="planned, started, recorded, failed or cancelled")
     round: int = Field(description="the round it belongs to (a round robin's are all 1)")
     match_status: str | None = Field(
         description="the referee's status of the match (running, finished, aborted); "

@@ -20,7 +20,7 @@ from collections.abc import Callable, Collection, Sequence
 
 from redis.exceptions import RedisError
 
-from ladder.errors import QuotaExceeded
+from ladder.errors import MatchCancelled, QuotaExceeded
 from ladder.records import Match, MatchRequest
 from ladder.store import Conflict
 from referee.matches import BadMatch, Starter, Unavailable
@@ -53,10 +53,11 @@ class ForwardedQuotaExceeded(QuotaExceeded):
 REFUSALS: dict[str, Callable[[str], Exception]] = {
     "BadMatch": BadMatch,
     "Conflict": Conflict,
+    "MatchCancelled": MatchCancelled,
     "QuotaExceeded": ForwardedQuotaExceeded,
 }
 """The refusals of a forwarded match that are the request's own (its bots, a match of
-that id, the author's quota), by the name the relay gives them: raised here as they were
+that id, its tournament's cancel, the author's quota), by the name the relay gives them: raised here as they were
 there. Any other failure is that replica's, and the match is played here instead."""
 
 

@@ -16,11 +16,12 @@ from datetime import timedelta
 from typing import TypeVar
 
 import pytest
+from sqlalchemy import select
 
 from ladder import recording, tables, tournaments
 from ladder.errors import LeagueError
-from ladder.models import TournamentRow
-from ladder.store import Conflict, Lease, NotFound, Store
+from ladder.models import MatchRow, TournamentMatchRow, TournamentRow
+from ladder.store import Conflict, Lease, MatchCancelled, MatchRequest, NotFound, Store
 from tests.support.clock import host_clock_off
 from tests.support.ladder import play, register
 from tests.support.stored_matches import expire, replays_for, request_for, result_for
@@ -188,7 +189,7 @@ def test_a_finish_and_a_cancel_racing_end_a_tournament_one_way(db_url: str) -> N
 
     def finishing(tournament_id: str) -> bool:
         barrier.wait()
-        return tables.finish_tournament(a, tournament_id)
+        return bool(tables.finish_tournament(a, tournament_id))
 
     def cancelling(tournament_id: str) -> bool:
         barrier.wait()
@@ -222,3 +223,81 @@ def test_a_finish_and_a_cancel_racing_end_a_tournament_one_way(db_url: str) -> N
         a.close()
         b.close()
     assert sum(ends.values()) == ROUNDS // 2
+
+
+# A tournament's match: started by a referee, or cancelled with its tournament, not both
+
+
+def test_a_start_and_a_cancel_racing_never_both_win(db_url: str) -> None:
+    """A referee stores a tournament's match (the worker found it not cancelled) while the
+    operator cancels the tournament: the match is stored, its plan started and the cancel
+    not naming it (it plays on and is recorded), or it is cancelled and never stored."""
+    a, b = Store(db_url), Store(db_url, upgrade=False)
+    bots = [register(a, "start") for _ in range(3)]
+    barrier = threading.Barrier(2)
+
+    def starting(request: MatchRequest) -> bool:
+        barrier.wait()
+        try:
+            a.create_match(request, Lease("a", 30))
+        except MatchCancelled:
+            return False
+        return True
+
+    def cancelling(tournament_id: str) -> list[str]:
+        barrier.wait()
+        return tournaments.cancel_tournament(b, tournament_id)
+
+    ends: Counter[tuple[bool, str, bool, bool]] = Counter()
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            for _ in range(ROUNDS):
+                tid = tournaments.create_tournament(a, "goof", 3, bots, duplicate=False)
+                (match_id,) = tournaments.pending_matches(a, tid)
+                request = tournaments.planned_request(a, match_id)
+                assert request is not None
+                started = pool.submit(starting, request)
+                cancelled = pool.submit(cancelling, tid)
+                outcome = (started.result(), cancelled.result() == [match_id])
+                with a.session() as session:
+                    stored = session.get(MatchRow, match_id) is not None
+                    plan = session.get(TournamentMatchRow, match_id)
+                    assert plan is not None
+                    ends[(stored, plan.status, *outcome)] += 1
+    finally:
+        a.close()
+        b.close()
+    assert set(ends) <= {(True, "started", True, False), (False, "cancelled", False, True)}, ends
+
+
+def test_a_match_started_again_finds_its_started_plan(store: Store) -> None:
+    """StartMatch asked again (a redelivered task, another replica), or after an abort: the
+    plan started already is the same match's, found again and played again."""
+    bots = [register(store, "again") for _ in range(3)]
+    tid = tournaments.create_tournament(store, "goof", 3, bots, duplicate=False)
+    (match_id,) = tournaments.pending_matches(store, tid)
+    request = tournaments.planned_request(store, match_id)
+    assert request is not None
+    assert store.create_match(request)[1]
+    assert not store.create_match(request)[1]
+    store.abort_match(match_id, "the referee stopped")
+    assert not store.create_match(request)[1]
+    assert store.restart_match(match_id)[1]
+    assert tournaments.cancel_tournament(store, tid) == []
+    assert not store.create_match(request)[1]
+    assert store.match(match_id).status == "running"
+
+
+def test_a_cancelled_schedule_starts_no_run(store: Store) -> None:
+    """Beat found runs due, then the operator cancelled the schedule: none is started."""
+    bots = [register(store, "sched") for _ in range(3)]
+    template = tournaments.create_tournament(store, "goof", 3, bots, schedule="* * * * *")
+    due = tournaments.due_runs(store, store.database_now() + timedelta(minutes=1))
+    assert due and {template_id for template_id, _ in due} == {template}
+    assert tournaments.cancel_tournament(store, template) == []
+    for template_id, minute in due:
+        with pytest.raises(LeagueError, match="cancelled"):
+            tournaments.start_scheduled_run(store, template_id, minute)
+    with store.session() as session:
+        runs = session.scalars(select(TournamentRow.id).where(TournamentRow.parent_id == template))
+        assert list(runs) == []

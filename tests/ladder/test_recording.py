@@ -7,10 +7,11 @@ import threading
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from ladder import elo, queries, recording, tables, tournaments
-from ladder.models import GameRow, RatingHistoryRow, ResultRow, SeatRow
+from ladder.models import GameRow, RatingHistoryRow, ResultRow, SeatRow, TournamentMatchRow
+from ladder.records import PlanStatus
 from ladder.store import Store
 from tests.support.ladder import count, plan_of, play, ratings_of, register
 
@@ -165,3 +166,21 @@ def test_forfeit_is_ranked_last(store: Store) -> None:
     assert tables.finish_tournament(store, tid)
     table = queries.tournament(store, tid).table
     assert [line.bot_id for line in table][-1] == quitter
+
+
+def test_recording_leaves_a_cancelled_plan_cancelled(store: Store) -> None:
+    """A match played although its plan reads cancelled (a cancel and a start racing before
+    the plan fenced them): its result is recorded, and the cancel its operator was told of
+    stands."""
+    bots = [register(store, "late") for _ in range(3)]
+    tid = tournaments.create_tournament(store, "goof", 3, bots, seed=5)
+    (match_id,) = tournaments.pending_matches(store, tid)
+    play(store, match_id)
+    with store.session() as session:
+        session.execute(
+            update(TournamentMatchRow)
+            .where(TournamentMatchRow.match_id == match_id)
+            .values(status=PlanStatus.CANCELLED)
+        )
+    assert recording.record_match(store, match_id)
+    assert plan_of(store, tid)[0].status == "cancelled"

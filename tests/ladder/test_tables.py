@@ -21,12 +21,12 @@ def test_finish_tournament_stores_the_table(store: Store) -> None:
         assert recording.record_match(store, match_id)
     assert not tournaments.tournament_complete(store, tid)
     assert not tournaments.ready_to_finish(store, tid)
-    assert tables.finish_tournament(store, tid) is False
+    assert tables.finish_tournament(store, tid) is tables.Finished.NOT
     assert queries.tournament(store, tid).status == "running"
     play(store, match_ids[-1], strength)
     assert recording.record_match(store, match_ids[-1])
     assert tournaments.ready_to_finish(store, tid)
-    assert tables.finish_tournament(store, tid) is True
+    assert tables.finish_tournament(store, tid) is tables.Finished.NOW
     view = queries.tournament(store, tid)
     assert (view.status, view.matches_total, view.matches_finished) == ("finished", 5, 5)
     assert view.finished_at is not None
@@ -51,7 +51,7 @@ def test_finish_tournament_stores_the_table(store: Store) -> None:
         assert line["games"] == 16  # 4 duplicate matches of 4 games each
     # Idempotent.
     finished_at = view.finished_at
-    assert tables.finish_tournament(store, tid) is True
+    assert tables.finish_tournament(store, tid) is tables.Finished.BEFORE
     again = queries.tournament(store, tid)
     assert again.finished_at == finished_at and again.table == view.table
     assert not tournaments.ready_to_finish(store, tid)

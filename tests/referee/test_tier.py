@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from ladder.errors import QuotaExceeded
+from ladder.errors import MatchCancelled, QuotaExceeded
 from ladder.records import GameStart, Match, MatchRequest
 from ladder.store import Conflict
 from referee.channels import (
@@ -524,6 +524,7 @@ def test_a_call_runs_on_the_replica_it_names(redis_server: RedisServer) -> None:
         BadMatch("bot y does not play golden10"),
         Conflict("match m1 exists with other settings"),
         QuotaExceeded("challenges per hour", 3, None, "one of the author's challenges ends"),
+        MatchCancelled("match m1 is not played: its tournament t1 was cancelled"),
     ],
     ids=lambda refusal: type(refusal).__name__,
 )

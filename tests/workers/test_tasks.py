@@ -22,10 +22,10 @@ from sqlalchemy import select
 from sqlalchemy.exc import OperationalError
 
 from cardarena_api.v1 import arena_pb2 as pb
-from ladder import queries, recording, schedules, standings_fit, tournaments
-from ladder.models import LadderRow
+from ladder import queries, recording, schedules, standings_fit, tables, tournaments
+from ladder.models import LadderRow, MatchRow, RatingRow, TournamentMatchRow
 from ladder.records import MatchResult, TournamentFormat, TournamentStatus
-from ladder.store import MatchRequest, Store
+from ladder.store import MatchCancelled, MatchRequest, Store
 from tests.support.clock import host_clock_off
 from tests.support.ladder import fake_result, register
 from tests.support.processes import REPO, clean_env
@@ -55,7 +55,10 @@ class StandInReferee:
 
     def start(self, request: MatchRequest) -> pb.Match:
         self.started.append(request)
-        match, _ = self.store.create_match(request)
+        try:
+            match, _ = self.store.create_match(request)
+        except MatchCancelled:
+            raise FakeRpcError(grpc.StatusCode.FAILED_PRECONDITION) from None
         if self.aborts > 0:
             self.aborts -= 1
             self.store.abort_match(request.id, "the referee stopped")
@@ -234,6 +237,57 @@ def test_only_the_last_match_recorded_finishes_its_tournament(app: ArenaCelery) 
     assert tasks.play_match(app, first) == "already recorded"
     assert queries.tournament(store, tid).table == view.table
     assert app.metrics.tournaments_finished._value.get() == 1
+
+
+def test_a_match_cancelled_just_after_the_worker_looked_is_not_played(
+    app: ArenaCelery, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The operator cancels the tournament between the worker's look at the plan and its
+    StartMatch: the referee refuses the match, and the task ends "cancelled" (no retry,
+    not failed); nothing is stored, played or rated."""
+    store = app.resources().store
+    bots = [register(store, "t") for _ in range(3)]
+    tid = tournaments.create_tournament(store, "goof", 3, bots, seed=2)
+    (match_id,) = tournaments.pending_matches(store, tid)
+    looked = tournaments.is_cancelled
+
+    def cancelled_just_after(store: Store, match_id: str) -> bool:
+        cancelled = looked(store, match_id)
+        assert tournaments.cancel_tournament(store, tid) == [match_id]
+        return cancelled
+
+    monkeypatch.setattr(tournaments, "is_cancelled", cancelled_just_after)
+    assert tasks.play_match(app, match_id) == "cancelled"
+    with store.session() as session:
+        assert session.get(MatchRow, match_id) is None
+        plan = session.get(TournamentMatchRow, match_id)
+        assert plan is not None and plan.status == "cancelled"
+        assert session.scalars(select(RatingRow)).all() == []
+    assert app.sent == []  # type: ignore[attr-defined]
+
+
+def test_a_tournament_is_counted_finished_by_the_call_that_finished_it(
+    app: ArenaCelery, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another worker finishes the tournament just before this one does: it is counted
+    once, by that worker, not again here."""
+    store = app.resources().store
+    bots = [register(store, "t") for _ in range(3)]
+    tid = tournaments.create_tournament(store, "goof", 3, bots, seed=3)
+    (match_id,) = tournaments.pending_matches(store, tid)
+    request = tournaments.planned_request(store, match_id)
+    assert request is not None
+    referee_of(app).start(request)
+    assert recording.record_match(store, match_id)
+    finish = tables.finish_tournament
+
+    def another_worker_first(store: Store, tournament_id: str) -> object:
+        assert finish(store, tournament_id)
+        return finish(store, tournament_id)
+
+    monkeypatch.setattr(tables, "finish_tournament", another_worker_first)
+    assert tasks.finish_tournament(app, tid) is True
+    assert app.metrics.tournaments_finished._value.get() == 0
 
 
 def test_play_match_gives_up_when_the_referee_keeps_aborting(app: ArenaCelery) -> None:
