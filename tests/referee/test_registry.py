@@ -196,7 +196,8 @@ def test_a_replica_cut_off_from_redis_is_not_ready_and_sends_its_bots_away(
             await control.execute_command("CLIENT", "PAUSE", "3000", "ALL")
             await control.aclose()
             await eventually(lambda: asyncio.sleep(0, not a.ready), "the tier to be not ready")
-            assert changes == [False]
+            # (A test process held up for `unready_s` on a loaded machine flips it too.)
+            assert changes[-1:] == [False], changes
             request = MatchRequest("m1", "golden10", 2, ("bot", "other"), None, {}, False, 1000)
             with pytest.raises(TierUnavailable):
                 await placer.start(request)
@@ -209,7 +210,7 @@ def test_a_replica_cut_off_from_redis_is_not_ready_and_sends_its_bots_away(
 
             await eventually(told_to_move, "the bot to be asked to move")
             await eventually(lambda: asyncio.sleep(0, a.ready), "the tier to be ready again")
-            assert changes == [False, True]
+            assert changes[-2:] == [False, True], changes
 
     run(test)
 
@@ -227,6 +228,6 @@ def test_a_replica_that_starts_without_redis_is_ready_once_redis_answers(
             a.on_ready.append(changes.append)
             await asyncio.to_thread(redis_server.start)
             await eventually(lambda: asyncio.sleep(0, a.ready), "the tier to be ready")
-            assert changes == [True]
+            assert changes[-1:] == [True], changes
 
     run(test)
