@@ -269,9 +269,25 @@ class Store:
         quotas = quotas or Quotas()
         try:
             with self.session() as session:
+                # The name's row first, fenced on its owner: registrations of one name (and
+                # its transfer) take their turns, so each version's moment, read next, is
+                # after every version committed before it.
+                fence = [BotNameRow.name_key == key]
+                if author_id is not None:
+                    fence.append(BotNameRow.author_id == author_id)
+                held = rows_changed(
+                    session,
+                    update(BotNameRow)
+                    .where(*fence)
+                    .values(name=BotNameRow.name)
+                    .execution_options(synchronize_session=False),
+                )
                 row.created_at = self._newest_moment(session, name)
-                owned = session.get(BotNameRow, key)
-                if owned is None:
+                if not held:
+                    owned = session.get(BotNameRow, key)
+                    if owned is not None:
+                        owner = session.get(AuthorRow, owned.author_id)
+                        raise NotOwner(name, owned.name, owner.name if owner else owned.author_id)
                     # Two authors claiming one new name at once: the key is the primary
                     # key, so one insert fails (IntegrityError, below) and that call is refused.
                     claimant = author_id or OPERATOR_AUTHOR
@@ -282,9 +298,6 @@ class Store:
                         )
                     )
                     session.flush()
-                elif author_id is not None and owned.author_id != author_id:
-                    owner = session.get(AuthorRow, owned.author_id)
-                    raise NotOwner(name, owned.name, owner.name if owner else owned.author_id)
                 if author_id is not None and quotas.versions_per_day:
                     self._count_version(session, key, quotas.versions_per_day)
                 session.add(row)

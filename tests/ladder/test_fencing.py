@@ -19,8 +19,9 @@ import pytest
 from sqlalchemy import select
 
 from ladder import recording, tables, tournaments
+from ladder.authors import create_author
 from ladder.errors import LeagueError
-from ladder.models import MatchRow, TournamentMatchRow, TournamentRow
+from ladder.models import BotRow, MatchRow, TournamentMatchRow, TournamentRow
 from ladder.store import Conflict, Lease, MatchCancelled, MatchRequest, NotFound, Store
 from tests.support.clock import host_clock_off
 from tests.support.ladder import play, register
@@ -301,3 +302,36 @@ def test_a_cancelled_schedule_starts_no_run(store: Store) -> None:
     with store.session() as session:
         runs = session.scalars(select(TournamentRow.id).where(TournamentRow.parent_id == template))
         assert list(runs) == []
+
+
+# A name's versions: the one registered last is its latest
+
+
+def test_versions_of_one_name_registered_at_once_never_tie(db_url: str) -> None:
+    """Two replicas register versions of one name at the same moment: each version's moment
+    is after every version committed before it, so the name's latest (`resolve_bot`, the
+    bot list's order) is the one registered last, never a tie either could be."""
+    a, b = Store(db_url), Store(db_url, upgrade=False)
+    alice, _ = create_author(a, "alice")
+    barrier = threading.Barrier(2)
+
+    def registering(store: Store, name: str, version: str) -> str:
+        barrier.wait()
+        return store.register_bot(name, version, ["golden10"], alice.id)[0].id
+
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            for n in range(ROUNDS // 2):
+                name = f"tie{n}"
+                a.register_bot(name, "0", ["golden10"], alice.id)
+                one = pool.submit(registering, a, name, "1")
+                two = pool.submit(registering, b, name, "2")
+                assert one.result() and two.result()
+                with a.session() as session:
+                    moments = session.scalars(
+                        select(BotRow.created_at).where(BotRow.name == name)
+                    ).all()
+                assert len(set(moments)) == 3, moments
+    finally:
+        a.close()
+        b.close()
