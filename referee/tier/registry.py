@@ -129,22 +129,49 @@ return order
 """
 )
 
-# KEYS sessions, sessions:until, instances, held, held:until; ARGV bot, session, replica:
-# removes the entries that are that session's.
+# KEYS sessions, sessions:until, instances, held, held:until, replicas:until, order; ARGV
+# bot, session, replica, bound: removes the entries that are that session's. An entry that
+# was that session's names instead a live session of the same instance on another live
+# replica, if there is one (the bot's process holds a session on every replica): the bot
+# is not nowhere until that replica's next heartbeat writes it.
 WITHDRAW = (
-    OF_SESSION
+    NOW
+    + OF_SESSION
     + """
 local field = ARGV[1] .. '|' .. ARGV[3]
 if of_session(redis.call('HGET', KEYS[4], field), ARGV[2]) then
   redis.call('HDEL', KEYS[4], field)
   redis.call('ZREM', KEYS[5], field)
 end
-if of_session(redis.call('HGET', KEYS[1], ARGV[1]), ARGV[2]) then
-  redis.call('ZREM', KEYS[2], ARGV[1])
-  redis.call('HDEL', KEYS[3], ARGV[1])
-  return redis.call('HDEL', KEYS[1], ARGV[1])
+local entry = redis.call('HGET', KEYS[1], ARGV[1])
+if not of_session(entry, ARGV[2]) then
+  return 0
 end
-return 0
+local instance = redis.call('HGET', KEYS[3], ARGV[1])
+if instance and instance ~= '' then
+  local capacity = string.match(entry, '^[^|]*|[^|]*|([^|]*)|')
+  for _, replica in ipairs(redis.call('ZRANGEBYSCORE', KEYS[6], now, '+inf')) do
+    local other = ARGV[1] .. '|' .. replica
+    local held = replica ~= ARGV[3] and redis.call('HGET', KEYS[4], other)
+    local held_until = held and tonumber(redis.call('ZSCORE', KEYS[5], other) or 0) or 0
+    if held and held_until >= now then
+      local session, of = string.match(held, '^([^|]*)|(.*)$')
+      if of == instance then
+        if redis.call('EXISTS', KEYS[7]) == 0 then
+          redis.call('SET', KEYS[7], now_us)
+        end
+        local order = redis.call('INCR', KEYS[7])
+        redis.call('PEXPIRE', KEYS[7], ARGV[4])
+        redis.call('HSET', KEYS[1], ARGV[1], session .. string.format('|%d|', order) .. capacity .. '|' .. replica)
+        redis.call('ZADD', KEYS[2], held_until, ARGV[1])
+        return 1
+      end
+    end
+  end
+end
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('HDEL', KEYS[3], ARGV[1])
+return redis.call('HDEL', KEYS[1], ARGV[1])
 """
 )
 
@@ -438,10 +465,11 @@ class Registry:
         return int(order)
 
     async def withdraw(self, bot_id: str, session_id: str) -> None:
-        """Remove the bot's entries that still name this session."""
+        """Remove the bot's entries that still name this session (the entry names a live
+        sibling session of its instance on another replica instead, if there is one)."""
         await self._withdraw(
-            keys=[SESSIONS, SESSIONS_UNTIL, INSTANCES, HELD, HELD_UNTIL],
-            args=[bot_id, session_id, self.replica],
+            keys=[SESSIONS, SESSIONS_UNTIL, INSTANCES, HELD, HELD_UNTIL, REPLICAS_UNTIL, ORDER],
+            args=[bot_id, session_id, self.replica, self.bounds.bound_ms],
         )
 
     async def heartbeat(
