@@ -19,9 +19,7 @@ import pytest
 from cardarena_api.v1 import arena_pb2 as pb
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
 from ladder.store import Store
-from referee.server import start
-from referee.settings import RefereeSettings
-from tests.support.aio import eventually, run
+from tests.support.aio import eventually, lone_referee, run
 
 
 def test_a_bot_gone_while_its_token_is_read_again_leaves_no_session(
@@ -40,33 +38,25 @@ def test_a_bot_gone_while_its_token_is_read_again_leaves_no_session(
         return read(store, token)
 
     async def test() -> None:
-        referee = await start(
-            RefereeSettings(
-                listen="127.0.0.1:0",
-                database_url=f"sqlite:///{tmp_path / 'arena.db'}",
-                metrics_port=None,
-                shutdown_grace_s=1,
-            )
-        )
-        try:
-            async with grpc.aio.insecure_channel(f"127.0.0.1:{referee.port}") as channel:
-                stub = pb_grpc.BotServiceStub(channel)
-                request = pb.RegisterRequest(name="gone", version="1", games=["goof"])
-                token = (await stub.Register(request)).token
-                monkeypatch.setattr(Store, "bot_by_token", held)
-                call = stub.Session(metadata=(("authorization", f"Bearer {token}"),))  # type: ignore[call-arg]
-                await call.write(pb.BotMessage(hello=pb.Hello(capacity=1)))
-                assert await asyncio.to_thread(reading.wait, 30), "the token was not read again"
-                assert [s.bot_id for s in referee.hub.connected()], "the session did not open"
-                call.cancel()  # the bot goes away while its token is read
+        async with lone_referee(tmp_path) as referee:
+            try:
+                async with grpc.aio.insecure_channel(f"127.0.0.1:{referee.port}") as channel:
+                    stub = pb_grpc.BotServiceStub(channel)
+                    request = pb.RegisterRequest(name="gone", version="1", games=["goof"])
+                    token = (await stub.Register(request)).token
+                    monkeypatch.setattr(Store, "bot_by_token", held)
+                    call = stub.Session(metadata=(("authorization", f"Bearer {token}"),))  # type: ignore[call-arg]
+                    await call.write(pb.BotMessage(hello=pb.Hello(capacity=1)))
+                    assert await asyncio.to_thread(reading.wait, 30), "the token was not read again"
+                    assert [s.bot_id for s in referee.hub.connected()], "the session did not open"
+                    call.cancel()  # the bot goes away while its token is read
 
-                async def noticed() -> bool:
-                    return not referee.hub.connected()
+                    async def noticed() -> bool:
+                        return not referee.hub.connected()
 
-                release.set()
-                await eventually(noticed, "the gone bot's session to close")
-        finally:
-            release.set()
-            await referee.stop()
+                    release.set()
+                    await eventually(noticed, "the gone bot's session to close")
+            finally:
+                release.set()  # before the stop: a read held would hold it up
 
     run(test)

@@ -12,25 +12,15 @@ import pytest
 from cardarena_api.v1 import arena_pb2_grpc as pb_grpc
 from ladder import tournaments
 from ladder.store import NotFound
-from referee.server import start
-from referee.settings import RefereeSettings
-from tests.support.aio import run
+from tests.support.aio import lone_referee, run
 from tests.support.ladder import register
 from workers.referee_client import start_request
 
 
 def test_start_match_of_a_cancelled_tournaments_match_is_refused(tmp_path: Path) -> None:
     async def test() -> None:
-        referee = await start(
-            RefereeSettings(
-                listen="127.0.0.1:0",
-                database_url=f"sqlite:///{tmp_path / 'arena.db'}",
-                metrics_port=None,
-                shutdown_grace_s=1,
-            )
-        )
-        store = referee.store
-        try:
+        async with lone_referee(tmp_path) as referee:
+            store = referee.store
             bots = [register(store, "off") for _ in range(3)]
             tid = tournaments.create_tournament(store, "goof", 3, bots, duplicate=False)
             (match_id,) = tournaments.pending_matches(store, tid)
@@ -48,7 +38,5 @@ def test_start_match_of_a_cancelled_tournaments_match_is_refused(tmp_path: Path)
             )
             with pytest.raises(NotFound):
                 await asyncio.to_thread(store.match, match_id)
-        finally:
-            await referee.stop()
 
     run(test)

@@ -1,5 +1,6 @@
 """Asyncio helpers for the in-process tests: a bounded run, a wait on a condition,
-replicas of the tier (`Tier`) on one Redis, and whole referee servers on one relay."""
+replicas of the tier (`Tier`) on one Redis, and whole referee servers, alone or on one
+relay."""
 
 from __future__ import annotations
 
@@ -51,6 +52,23 @@ async def tiers(
         for tier in joined:
             tier.hub.close_all()
             await tier.close()
+
+
+@asynccontextmanager
+async def lone_referee(workdir: Path) -> AsyncIterator[Referee]:
+    """A referee server outside any tier, on a database in `workdir`; stopped afterwards."""
+    referee = await start(
+        RefereeSettings(
+            listen="127.0.0.1:0",
+            database_url=f"sqlite:///{workdir / 'arena.db'}",
+            metrics_port=None,
+            shutdown_grace_s=1,
+        )
+    )
+    try:
+        yield referee
+    finally:
+        await referee.stop()
 
 
 @asynccontextmanager
