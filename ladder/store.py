@@ -38,7 +38,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import CursorResult, Engine, ExceptionContext
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import InstrumentedAttribute, Session, sessionmaker
 from sqlalchemy.sql import Executable
 from sqlalchemy.types import Interval
 
@@ -165,6 +165,20 @@ def rows_changed(session: Session, statement: Executable) -> int:
     return int(cast("CursorResult[Any]", session.execute(statement)).rowcount)
 
 
+def lock_rows(session: Session, column: InstrumentedAttribute[Any], *where: Any) -> int:
+    """Take, until the transaction ends, the lock of the rows of `column`'s table that match
+    `where`, by an UPDATE that sets `column` to itself; how many matched. The database
+    checks `where` again once it holds a row's lock, so a writer that took it first and
+    changed what `where` asks of the row leaves that row out."""
+    return rows_changed(
+        session,
+        update(column.class_)
+        .where(*where)
+        .values({column.key: column})
+        .execution_options(synchronize_session=False),
+    )
+
+
 def migrate(url: str) -> None:
     """Bring the database at `url` to the newest schema (Alembic upgrade head)."""
     config = Config()
@@ -275,13 +289,7 @@ class Store:
                 fence = [BotNameRow.name_key == key]
                 if author_id is not None:
                     fence.append(BotNameRow.author_id == author_id)
-                held = rows_changed(
-                    session,
-                    update(BotNameRow)
-                    .where(*fence)
-                    .values(name=BotNameRow.name)
-                    .execution_options(synchronize_session=False),
-                )
+                held = lock_rows(session, BotNameRow.name, *fence)
                 row.created_at = self._newest_moment(session, name)
                 if not held:
                     owned = session.get(BotNameRow, key)

@@ -30,7 +30,7 @@ from ladder.queries import UnknownBot, ladder_id, resolve_bot
 from ladder.recording import ensure_ladder
 from ladder.records import MatchStatus, PlanStatus, TournamentFormat, TournamentStatus
 from ladder.schedules import cron, is_due, scheduled_run_id
-from ladder.store import MatchRequest, NotFound, Store, rows_changed
+from ladder.store import MatchRequest, NotFound, Store, lock_rows, rows_changed
 from ladder.swiss import MAX_ROUNDS, Seeding, round_rng, seat_round, standing_order
 
 MAX_MATCHES = 200
@@ -259,15 +259,11 @@ def start_scheduled_run(store: Store, template_id: str, now: datetime) -> str:
             # Fenced: the template's row lock, taken before the run is added. A cancel that
             # took it first leaves this UPDATE no row; one that comes after finds the run
             # started, and it goes on.
-            scheduled = rows_changed(
+            scheduled = lock_rows(
                 session,
-                update(TournamentRow)
-                .where(
-                    TournamentRow.id == template_id,
-                    TournamentRow.status == TournamentStatus.SCHEDULED,
-                )
-                .values(status=TournamentRow.status)
-                .execution_options(synchronize_session=False),
+                TournamentRow.status,
+                TournamentRow.id == template_id,
+                TournamentRow.status == TournamentStatus.SCHEDULED,
             )
             if not scheduled:
                 ended = session.scalar(

@@ -100,7 +100,7 @@ class Deadline:
         self._forgiven_s = 0.0
 
     def _due(self) -> None:
-        stalled_s = self._watch.stalled_s(self._started)
+        stalled_s = self.stalled_s()
         unforgiven_s = stalled_s - self._forgiven_s
         if unforgiven_s > STALL_S and self._extended < EXTENSIONS:
             self._extended += 1
@@ -112,13 +112,16 @@ class Deadline:
     def cancel(self) -> None:
         self._handle.cancel()
 
-    def stalled(self) -> bool:
-        """Whether the loop stood still during the move."""
-        return self._watch.stalled_s(self._started) > 0.0
+    def stalled_s(self) -> float:
+        """How long the loop stood still since the move began."""
+        return self._watch.stalled_s(self._started)
 
-    def bot_s(self) -> float:
-        """The bot's time so far: since the timer started, less the loop's stalls."""
-        return max(0.0, self._loop.time() - self._started - self._watch.stalled_s(self._started))
+    def bot_s(self, stalled_s: float | None = None) -> float:
+        """The bot's time so far: since the timer started, less the loop's stalls
+        (`stalled_s`, when the caller has read them already)."""
+        if stalled_s is None:
+            stalled_s = self.stalled_s()
+        return max(0.0, self._loop.time() - self._started - stalled_s)
 
 
 @dataclass(eq=False)
@@ -178,9 +181,9 @@ class Session:
             raise
         finally:
             deadline.cancel()
-        if deadline.stalled():
+        if stalled_s := deadline.stalled_s():
             # The runner would charge the bot the time the referee stood still.
-            return replace(answer, bot_s=deadline.bot_s())
+            return replace(answer, bot_s=deadline.bot_s(stalled_s))
         return answer
 
     def answer(self, answer: Answer) -> bool:
